@@ -1,0 +1,85 @@
+"""Chat messages, tool calls and usage: the records every model backend and the agent share.
+
+They mirror the OpenAI chat format so that exports load as-is in TRL and veRL.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ToolCall(BaseModel):
+    """One function call requested by the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="Call id, unique within the episode.")
+    name: str = Field(description="Tool name as presented to the model.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Parsed (possibly repaired) arguments.")
+    raw_arguments: str | None = Field(default=None, description="The argument text as the model wrote it.")
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI `tool_calls[]` item."""
+        import json
+
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": json.dumps(self.arguments, ensure_ascii=False)},
+        }
+
+
+class ChatMessage(BaseModel):
+    """One message of a conversation in OpenAI chat format."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = Field(default=None, description="For role=tool: the call it answers.")
+    name: str | None = Field(default=None, description="For role=tool: the tool's name.")
+
+    def to_openai(self) -> dict[str, Any]:
+        """The message as an OpenAI chat dict (no null fields)."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content if self.content is not None else ""}
+        if self.tool_calls:
+            out["tool_calls"] = [c.to_openai() for c in self.tool_calls]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None and self.role == "tool":
+            out["name"] = self.name
+        return out
+
+
+class Usage(BaseModel):
+    """Token counts of one or more model requests."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            requests=self.requests + other.requests,
+        )
+
+
+class SamplingSettings(BaseModel):
+    """Sampling parameters passed to the model backend (None = backend default)."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = 1024
+    seed: int | None = None
+    stop: list[str] | None = None
+
+
+class ModelResponse(BaseModel):
+    """What a `ChatModel` returns: one assistant message plus usage."""
+
+    message: ChatMessage
+    usage: Usage = Field(default_factory=Usage)
+    finish_reason: str | None = None

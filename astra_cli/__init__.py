@@ -1,0 +1,17 @@
+"""The `astra` command line: one typer app whose groups only wire arguments to library calls.
+
+Each group lives in its own module and registers its commands on the apps defined in
+`astra_cli._apps`; importing the modules below is what registers them.
+"""
+
+from __future__ import annotations
+
+from astra_cli._apps import app
+from astra_cli import env as _env  # noqa: F401
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

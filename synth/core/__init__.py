@@ -1,0 +1,56 @@
+"""Shared pipeline machinery: structured LLM output, response cache, resumable JSONL stages, stats.
+
+Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
+
+- `ask_structured` asks a `ChatModel` for a pydantic-validated object, retrying with the
+  validation error and failing closed with a reason code;
+- `MeteredModel` wraps any model with the content-addressed `LLMCache`, a concurrency limit
+  and counters;
+- `Stage` / `JsonlStore` append records durably and skip ids already done, so `kill -9`
+  and a re-run lose nothing and duplicate nothing; `read_jsonl` reports bad input lines;
+- `map_ordered` runs records concurrently with a progress bar, in input order;
+- `PipelineStats` writes `stats.json` (funnel, reasons, LLM calls and tokens, wall time).
+"""
+
+from synth.core.cache import LLMCache, cache_key
+from synth.core.llm import LLMCounts, MeteredModel
+from synth.core.runner import map_ordered, progress_bar
+from synth.core.stats import PipelineStats, StageCounts, stage_counts
+from synth.core.store import (
+    InputError,
+    InputRow,
+    JsonlStore,
+    Rejection,
+    Stage,
+    StoreCorrupt,
+    read_jsonl,
+    record_id,
+    rejections_store,
+)
+from synth.core.structured import ReasonCode, StructuredResult, ask_structured, extract_json, format_validation_error
+
+__all__ = [
+    "InputError",
+    "InputRow",
+    "JsonlStore",
+    "LLMCache",
+    "LLMCounts",
+    "MeteredModel",
+    "PipelineStats",
+    "ReasonCode",
+    "Rejection",
+    "Stage",
+    "StageCounts",
+    "StoreCorrupt",
+    "StructuredResult",
+    "ask_structured",
+    "cache_key",
+    "extract_json",
+    "format_validation_error",
+    "map_ordered",
+    "progress_bar",
+    "read_jsonl",
+    "record_id",
+    "rejections_store",
+    "stage_counts",
+]

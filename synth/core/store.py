@@ -1,0 +1,228 @@
+"""JSONL stage stores: append as you go, skip what is done, survive `kill -9`.
+
+Each record is one line, written with flush + fsync, so after a crash the file holds every
+finished record plus at most one torn last line; opening the store truncates that torn tail.
+`Stage` pairs a stage's output store with the shared `rejected.jsonl`, so a re-run skips
+every id the stage already accepted or rejected. `read_jsonl` reads pipeline input and turns
+malformed lines into `InputError`s naming the file and line while the other lines still run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from synth.core.structured import format_validation_error
+
+__all__ = ["InputError", "InputRow", "JsonlStore", "Rejection", "Stage", "StoreCorrupt", "read_jsonl", "record_id", "rejections_store"]
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class StoreCorrupt(Exception):
+    """A line other than the last of a stage file is not valid JSON (the file was edited by hand)."""
+
+
+class Rejection(BaseModel):
+    """One rejected record, as written to `rejected.jsonl`."""
+
+    id: str = Field(description="The record id.")
+    stage: str = Field(description="The stage that rejected it.")
+    reason: str = Field(description="A stable reason code, e.g. `invalid_output`, `answer_missing`.")
+    detail: str = Field(default="", description="Human-readable evidence: the judge's reason, the error text.")
+
+
+class JsonlStore:
+    """An append-only JSONL file of JSON objects keyed by `key(record)` (default: its `id`)."""
+
+    def __init__(self, path: str | Path, key: Callable[[dict[str, Any]], str] = lambda r: r["id"]) -> None:
+        self.path = Path(path)
+        self._key = key
+        self._records: dict[str, dict[str, Any]] = {}
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            # a record torn by a crash mid-write: drop it, the stage redoes that id
+            with open(self.path, "r+b") as fh:
+                fh.truncate(end)
+            data = data[:end]
+        for lineno, line in enumerate(data.decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise StoreCorrupt(f"{self.path}:{lineno}: not valid JSON: {exc}") from exc
+            self._records[self._key(record)] = record
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The record stored under `key`, or None."""
+        return self._records.get(key)
+
+    def records(self) -> list[dict[str, Any]]:
+        """All records, in file order."""
+        return list(self._records.values())
+
+    def append(self, record: BaseModel | dict[str, Any]) -> None:
+        """Append one record durably (flush + fsync); a record already stored is not written twice."""
+        data = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
+        key = self._key(data)
+        if key in self._records:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
+        with open(self.path, "ab") as fh:
+            fh.write(line.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._records[key] = data
+
+    def compact(self, order: Sequence[str]) -> None:
+        """Rewrite the file sorted by `order` (keys not in it go last, sorted), atomically.
+
+        Pipelines call this at the end of a run, so the file is identical whatever order the
+        records completed in and however many times the run was interrupted.
+        """
+        rank = {k: i for i, k in enumerate(order)}
+        keys = sorted(self._records, key=lambda k: (rank.get(k, len(rank)), k))
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "wb") as fh:
+            for k in keys:
+                fh.write((json.dumps(self._records[k], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        self._records = {k: self._records[k] for k in keys}
+
+
+class Stage:
+    """One pipeline stage: its output store plus the shared rejections store.
+
+    Args:
+        name: the stage name recorded in rejections.
+        out: where accepted records go (`<dir>/<name>.jsonl`).
+        rejected: the pipeline's `rejected.jsonl` store (keyed by stage and id).
+    """
+
+    def __init__(self, name: str, out: JsonlStore, rejected: JsonlStore) -> None:
+        self.name = name
+        self.out = out
+        self.rejected = rejected
+
+    @classmethod
+    def open(cls, directory: str | Path, name: str, rejected: JsonlStore) -> Stage:
+        """The stage `name` stored in `directory/<name>.jsonl`."""
+        return cls(name, JsonlStore(Path(directory) / f"{name}.jsonl"), rejected)
+
+    def done(self, record_id: str) -> bool:
+        """Whether this stage already accepted or rejected `record_id`."""
+        return record_id in self.out or f"{self.name}:{record_id}" in self.rejected
+
+    def accept(self, record: BaseModel | dict[str, Any]) -> None:
+        """Store an accepted record."""
+        self.out.append(record)
+
+    def reject(self, record_id: str, reason: str, detail: str = "") -> None:
+        """Record that this stage rejected `record_id` with `reason`."""
+        self.rejected.append(Rejection(id=record_id, stage=self.name, reason=reason, detail=detail[:2000]))
+
+    def rejections(self) -> list[Rejection]:
+        """This stage's rejections."""
+        return [Rejection.model_validate(r) for r in self.rejected.records() if r["stage"] == self.name]
+
+
+def rejections_store(directory: str | Path) -> JsonlStore:
+    """The pipeline's `rejected.jsonl`, keyed by `stage:id`."""
+    return JsonlStore(Path(directory) / "rejected.jsonl", key=lambda r: f"{r['stage']}:{r['id']}")
+
+
+def record_id(data: Any, prefix: str = "") -> str:
+    """A stable id derived from a record's content (canonical JSON, SHA-256)."""
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return prefix + hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+class InputError(BaseModel):
+    """A line of an input file that could not be used."""
+
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class InputRow(BaseModel):
+    """A validated input row with where it came from."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    file: str
+    line: int
+    value: Any
+
+    @property
+    def ref(self) -> str:
+        """`file:line`, for provenance fields."""
+        return f"{self.file}:{self.line}"
+
+
+def read_jsonl(
+    path: str | Path, model: type[T] | None = None, *, limit: int | None = None
+) -> tuple[list[InputRow], list[InputError]]:
+    """Read a JSONL input file; bad lines become errors naming file and line, the rest still load.
+
+    Args:
+        path: the file.
+        model: validate each object against this model (the row's `value` is then an instance).
+        limit: read only the first `limit` non-blank lines.
+
+    Raises:
+        FileNotFoundError: when `path` does not exist.
+    """
+    path = Path(path)
+    rows: list[InputRow] = []
+    errors: list[InputError] = []
+    seen = 0
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            seen += 1
+            if limit is not None and seen > limit:
+                break
+            try:
+                data = json.loads(raw.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                errors.append(InputError(file=str(path), line=lineno, message=f"malformed JSON: {exc}"))
+                continue
+            if not isinstance(data, dict):
+                errors.append(InputError(file=str(path), line=lineno, message=f"expected a JSON object, got {type(data).__name__}"))
+                continue
+            if model is not None:
+                try:
+                    data = model.model_validate(data)
+                except ValidationError as exc:
+                    errors.append(InputError(file=str(path), line=lineno, message=format_validation_error(exc)))
+                    continue
+            rows.append(InputRow(file=str(path), line=lineno, value=data))
+    return rows, errors
+

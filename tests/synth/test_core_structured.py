@@ -1,0 +1,125 @@
+import json
+
+import pytest
+from pydantic import BaseModel, Field
+
+import synth.core
+from synth.core import LLMCache, MeteredModel, ask_structured, extract_json
+from agent_sdk import ChatMessage
+
+
+class Verdict(BaseModel):
+    score: float = Field(ge=0, le=1)
+    reason: str
+
+
+PROMPT = [ChatMessage(role="user", content="Judge this.")]
+
+
+def test_public_api():
+    assert set(synth.core.__all__) >= {"ask_structured", "StructuredResult", "LLMCache", "Stage", "JsonlStore", "PipelineStats"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"score": 0.5, "reason": "ok"}',
+        'Sure!\n```json\n{"score": 0.5, "reason": "ok"}\n```\nDone.',
+        '<think>hmm {"no": 1</think> Here: {"score": 0.5, "reason": "ok"} trailing',
+        '```\n{"score": 0.5, "reason": "ok"}\n```',
+    ],
+)
+def test_extract_json_variants(text):
+    assert extract_json(text) == {"score": 0.5, "reason": "ok"}
+
+
+def test_extract_json_without_json_raises():
+    with pytest.raises(ValueError):
+        extract_json("I cannot help with that.")
+
+
+@pytest.mark.anyio
+async def test_malformed_then_valid_retry_feeds_error_back(script):
+    model = script('{"score": 0.5, "reason": ', '{"score": 0.8, "reason": "covers it"}')
+    result = await ask_structured(model, PROMPT, Verdict)
+    assert result.ok and result.value == Verdict(score=0.8, reason="covers it")
+    assert result.attempts == 2
+    second = model.requests[1]
+    assert second[-2].role == "assistant" and second[-2].content == '{"score": 0.5, "reason": '
+    assert "could not be used" in second[-1].content
+    assert "JSON Schema" in model.requests[0][-1].content
+
+
+@pytest.mark.anyio
+async def test_validation_error_is_fed_back_and_then_rejected(script):
+    model = script('{"score": 3, "reason": "x"}', '{"reason": "x"}', '{"score": "high"}')
+    result = await ask_structured(model, PROMPT, Verdict, retries=2)
+    assert result.value is None
+    assert result.reason_code == "invalid_output"
+    assert result.attempts == 3
+    assert "score" in model.requests[1][-1].content  # the first error (score > 1) was shown to the model
+    assert "less than or equal to 1" in model.requests[1][-1].content
+
+
+@pytest.mark.anyio
+async def test_model_error_rejects_never_passes(script):
+    model = script(RuntimeError("connection reset"), RuntimeError("connection reset"))
+    result = await ask_structured(model, PROMPT, Verdict, retries=1)
+    assert result.value is None and result.reason_code == "model_error"
+    assert "connection reset" in result.detail
+
+
+@pytest.mark.anyio
+async def test_prose_only_rejects_with_no_json(script):
+    model = script("The answer looks fine to me.")
+    result = await ask_structured(model, PROMPT, Verdict, retries=0)
+    assert result.value is None and result.reason_code == "no_json"
+
+
+@pytest.mark.anyio
+async def test_semantic_check_failure_is_retried(script):
+    model = script('{"score": 0.1, "reason": ""}', '{"score": 0.1, "reason": "too vague"}')
+    result = await ask_structured(model, PROMPT, Verdict, check=lambda v: None if v.reason else "reason must not be empty")
+    assert result.ok and result.value.reason == "too vague"
+    assert "reason must not be empty" in model.requests[1][-1].content
+
+
+@pytest.mark.anyio
+async def test_cache_makes_rerun_free(tmp_path, scripted_model):
+    calls = []
+
+    def fn(messages, tools, settings):
+        calls.append(1)
+        return json.dumps({"score": 1.0, "reason": "fine"})
+
+    cache = LLMCache(tmp_path / "cache")
+    first = await ask_structured(scripted_model(fn), PROMPT, Verdict, cache=cache)
+    metered = MeteredModel(scripted_model(fn), cache=cache)
+    second = await ask_structured(metered, PROMPT, Verdict)
+    assert first.value == second.value
+    assert len(calls) == 1
+    assert metered.counts.calls == 0 and metered.counts.cache_hits == 1
+    assert len(cache) == 1
+
+
+@pytest.mark.anyio
+async def test_cache_key_depends_on_model_and_messages(tmp_path, scripted_model):
+    cache = LLMCache(tmp_path)
+    a = MeteredModel(scripted_model(lambda m, t, s: '{"score": 0, "reason": "a"}', name="a"), cache=cache)
+    b = MeteredModel(scripted_model(lambda m, t, s: '{"score": 1, "reason": "b"}', name="b"), cache=cache)
+    ra = await ask_structured(a, PROMPT, Verdict)
+    rb = await ask_structured(b, PROMPT, Verdict)
+    rc = await ask_structured(a, [ChatMessage(role="user", content="Other.")], Verdict)
+    assert (ra.value.reason, rb.value.reason, rc.value.reason) == ("a", "b", "a")
+    assert a.counts.calls == 2 and b.counts.calls == 1 and len(cache) == 3
+
+
+@pytest.mark.anyio
+async def test_corrupt_cache_entry_is_a_miss(tmp_path, script):
+    cache = LLMCache(tmp_path)
+    model = MeteredModel(script('{"score": 0.2, "reason": "r"}', '{"score": 0.3, "reason": "r"}'), cache=cache)
+    await ask_structured(model, PROMPT, Verdict)
+    (entry,) = list(tmp_path.glob("*/*.json"))
+    entry.write_text("{not json")
+    again = await ask_structured(model, PROMPT, Verdict)
+    assert again.value.score == 0.3 and model.counts.calls == 2

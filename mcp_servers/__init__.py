@@ -1,5 +1,11 @@
 """Environments as sandboxed MCP servers: spec, runtime, stdio / HTTP / arena serving, verify."""
 
+from mcp_servers._arena import ArenaServer, serve_app
+from mcp_servers._emit import emit_env
+from mcp_servers._isolation import Isolation
+from mcp_servers._sandbox import LocalSandbox, SandboxSession, ToolOutcome
+from mcp_servers._serve import serve_http, serve_stdio
+from mcp_servers._server import Binding, EnvServer, build_env_server, outcome_to_result
 from mcp_servers._spec import (
     EnvSpec,
     Environment,
@@ -9,6 +15,7 @@ from mcp_servers._spec import (
     Subtask,
     Task,
     ToolSpec,
+    canonical_json,
     compute_env_id,
     find_envs,
     load_env,
@@ -16,19 +23,33 @@ from mcp_servers._spec import (
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
+    "ArenaServer",
+    "Binding",
     "EnvLoadError",
+    "EnvServer",
     "EnvSpec",
     "Environment",
     "GoldenCall",
+    "Isolation",
     "Limits",
+    "LocalSandbox",
     "McpServersError",
     "SandboxError",
+    "SandboxSession",
     "SandboxUnavailable",
     "Source",
     "Subtask",
     "Task",
+    "ToolOutcome",
     "ToolSpec",
+    "build_env_server",
+    "canonical_json",
     "compute_env_id",
+    "emit_env",
     "find_envs",
     "load_env",
+    "outcome_to_result",
+    "serve_app",
+    "serve_http",
+    "serve_stdio",
 ]

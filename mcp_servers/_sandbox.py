@@ -1,0 +1,318 @@
+"""The sandboxed runtime: pre-forked worker processes that run tool code for many sessions.
+
+`LocalSandbox` keeps a pool of isolated workers per memory limit (an address-space rlimit
+cannot be raised again, so workers are grouped by it). A session is a fresh module
+namespace inside one worker, opened lazily at its first call, so idle sessions cost only
+their bookkeeping here. Calls are validated against the tool's compiled JSON Schema before
+they reach a worker, and every failure — bad arguments, an exception, a timeout, a crash,
+an oversized output — comes back as a `ToolOutcome` with `ok=False`.
+
+A timeout or crash kills the worker with its process group; the next call on any session
+of that worker starts a new one and replays the session's earlier calls. Replay is sound
+because tool code is deterministic by contract (verify enforces it), so a hostile call in
+one session never costs the state of another.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import uuid
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any, Literal
+
+import anyio
+import jsonschema
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, Field
+
+from mcp_servers._isolation import Isolation, remove_cgroup, resolve_isolation, worker_command
+from mcp_servers._spec import Environment
+from mcp_servers.exceptions import SandboxError
+
+ErrorKind = Literal["invalid_arguments", "unknown_tool", "exception", "timeout", "crash", "memory", "oversized_output"]
+
+_WORKER_SOURCE = resources.files("mcp_servers").joinpath("_worker.py").read_text(encoding="utf-8")
+_REPLY_LIMIT = 64 * 1024 * 1024
+
+
+class ToolOutcome(BaseModel):
+    """The result of one tool call in the sandbox."""
+
+    ok: bool
+    text: str = Field(description="The output (str as is, JSON with sorted keys otherwise) or the error message.")
+    structured: dict[str, Any] | None = Field(default=None, description="The result when the tool returned a dict.")
+    error_kind: ErrorKind | None = None
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+class _Worker:
+    """One sandboxed worker process; restarted in place after it is killed."""
+
+    def __init__(self, argv_factory: Any, name: str) -> None:
+        self._argv_factory = argv_factory
+        self.name = name
+        self.generation = 0
+        self.sessions = 0
+        self.lock = anyio.Lock()
+        self.pending_close: list[str] = []
+        self._process: Process | None = None
+        self._reader: BufferedByteReceiveStream | None = None
+        self._cgroup = None
+
+    async def start(self) -> None:
+        command = self._argv_factory(self.name)
+        self._cgroup = command.cgroup
+        try:
+            self._process = await anyio.open_process(command.argv, start_new_session=True, stderr=None)
+        except OSError as exc:
+            raise SandboxError(f"cannot start a sandbox worker ({command.argv[0]}): {exc}") from exc
+        self.pending_close = []
+        assert self._process.stdout is not None
+        self._reader = BufferedByteReceiveStream(self._process.stdout)
+        self.generation += 1
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.returncode is None
+
+    async def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send one request and wait for its reply; the caller holds `lock`.
+
+        Raises:
+            TimeoutError: no reply within `timeout` (the worker is killed).
+            _WorkerDied: the worker exited or broke the protocol (it is killed).
+        """
+        if not self.alive:
+            await self.start()
+        assert self._process is not None and self._process.stdin is not None and self._reader is not None
+        if self.pending_close:
+            message = {**message, "close": self.pending_close}
+            self.pending_close = []
+        try:
+            with anyio.fail_after(timeout):
+                await self._process.stdin.send(json.dumps(message).encode() + b"\n")
+                line = await self._reader.receive_until(b"\n", _REPLY_LIMIT)
+            return json.loads(line)
+        except TimeoutError:
+            await self.kill()
+            raise
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
+                anyio.DelimiterNotFound, json.JSONDecodeError, OSError) as exc:
+            await self.kill()
+            raise _WorkerDied(str(exc) or type(exc).__name__) from exc
+
+    async def kill(self) -> None:
+        """Kill the worker and everything it started; the next request starts a new one."""
+        process, self._process = self._process, None
+        if process is not None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            with anyio.CancelScope(shield=True):
+                await process.aclose()
+        remove_cgroup(self._cgroup)
+        self._cgroup = None
+
+
+class _Pool:
+    def __init__(self, workers: list[_Worker]) -> None:
+        self.workers = workers
+
+    def assign(self) -> _Worker:
+        worker = min(self.workers, key=lambda w: w.sessions)
+        worker.sessions += 1
+        return worker
+
+
+class LocalSandbox:
+    """Runs environment tool code in isolated local worker processes.
+
+    Use as an async context manager. `isolation="auto"` picks bubblewrap, then user
+    namespaces; when neither works it raises `SandboxUnavailable` unless `unsafe=True`.
+
+    Args:
+        isolation: "auto", "bwrap", "unshare" or "none" (the last needs `unsafe=True`).
+        workers: worker processes per memory limit.
+        unsafe: allow running without isolation.
+        max_output_bytes: larger tool outputs become `oversized_output` errors.
+    """
+
+    def __init__(
+        self, isolation: Isolation = "auto", *, workers: int = 2, unsafe: bool = False, max_output_bytes: int = 1 << 20
+    ) -> None:
+        self.mechanism = resolve_isolation(isolation, unsafe=unsafe)
+        self._workers = max(1, workers)
+        self._max_output = max_output_bytes
+        self._pools: dict[int, _Pool] = {}
+        self._pool_lock = anyio.Lock()
+        self._tag = f"astra-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self._names = itertools.count()
+        self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+
+    async def __aenter__(self) -> LocalSandbox:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Kill every worker."""
+        with anyio.CancelScope(shield=True):
+            for pool in self._pools.values():
+                for worker in pool.workers:
+                    await worker.kill()
+        self._pools.clear()
+
+    async def prestart(self, memory_mb: int) -> None:
+        """Start the worker pool for `memory_mb` now rather than at the first call."""
+        pool = await self._pool(memory_mb)
+        async with anyio.create_task_group() as tg:
+            for worker in pool.workers:
+                if not worker.alive:
+                    tg.start_soon(worker.start)
+
+    async def _pool(self, memory_mb: int) -> _Pool:
+        async with self._pool_lock:
+            pool = self._pools.get(memory_mb)
+            if pool is None:
+
+                def argv(name: str, memory_mb: int = memory_mb) -> Any:
+                    return worker_command(
+                        self.mechanism, _WORKER_SOURCE, name=name, memory_mb=memory_mb,
+                        max_output=self._max_output, cpu_budget=30,
+                    )
+
+                pool = _Pool([_Worker(argv, f"{self._tag}-{next(self._names)}") for _ in range(self._workers)])
+                self._pools[memory_mb] = pool
+            return pool
+
+    def validator(self, env: Environment, tool: str) -> jsonschema.protocols.Validator | None:
+        """The compiled argument validator of `tool` in `env` (None if no such tool)."""
+        key = (env.spec.id, tool)
+        if key not in self._validators:
+            spec = env.spec.tool(tool)
+            if spec is None:
+                return None
+            self._validators[key] = validator_for(spec.input_schema)(spec.input_schema)
+        return self._validators[key]
+
+    async def open_session(self, env: Environment, extra: Sequence[tuple[Environment, str]] = ()) -> SandboxSession:
+        """A fresh, isolated instance of `env`.
+
+        Args:
+            env: the environment.
+            extra: additional callable tools `(source_env, tool_name)` served in the same
+                session (distractors); each source module gets its own namespace.
+        """
+        envs = [env, *(e for e, _ in extra)]
+        memory = max(e.spec.limits.memory_mb for e in envs)
+        worker = (await self._pool(memory)).assign()
+        return SandboxSession(self, worker, env, extra)
+
+
+class SandboxSession:
+    """One isolated instance of an environment (one MCP session, one rollout)."""
+
+    def __init__(self, sandbox: LocalSandbox, worker: _Worker, env: Environment, extra: Sequence[tuple[Environment, str]]) -> None:
+        self._sandbox = sandbox
+        self._worker = worker
+        self.env = env
+        self._routes: dict[str, Environment] = {t.name: env for t in env.spec.tools}
+        for source, name in extra:
+            self._routes.setdefault(name, source)
+        self._sids: dict[str, str] = {}
+        self._generation: int | None = None
+        self._log: list[tuple[str, dict[str, Any]]] = []
+        self._closed = False
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Every tool callable in this session (the environment's, then the extras)."""
+        return list(self._routes)
+
+    def _timeout(self, source: Environment) -> float:
+        return source.spec.limits.call_timeout_s
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+        """Call `tool` with `arguments`; never raises for tool-level failures."""
+        if self._closed:
+            return ToolOutcome(ok=False, text="session is closed", error_kind="crash")
+        source = self._routes.get(tool)
+        if source is None:
+            known = ", ".join(sorted(self._routes))
+            return ToolOutcome(ok=False, text=f"unknown tool {tool!r}; available tools: {known}", error_kind="unknown_tool")
+        arguments = arguments if arguments is not None else {}
+        validator = self._sandbox.validator(source, tool)
+        assert validator is not None
+        error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path)
+            return ToolOutcome(
+                ok=False, text=f"invalid arguments for {tool}{' at ' + where if where else ''}: {error.message}",
+                error_kind="invalid_arguments",
+            )
+        async with self._worker.lock:
+            try:
+                await self._ensure_open()
+                reply = await self._worker.request(
+                    {"op": "call", "sid": self._sids[source.spec.id], "tool": tool, "args": arguments}, self._timeout(source)
+                )
+            except TimeoutError:
+                return ToolOutcome(
+                    ok=False, text=f"{tool} timed out after {self._timeout(source):g} s and was stopped", error_kind="timeout"
+                )
+            except _WorkerDied as exc:
+                return ToolOutcome(ok=False, text=f"{tool} crashed the tool process ({exc}); the session was restored", error_kind="crash")
+        if reply.get("ok") or reply.get("error_kind") == "exception":
+            self._log.append((tool, arguments))
+        if reply.get("ok"):
+            return ToolOutcome(ok=True, text=reply["value"], structured=reply.get("structured"))
+        return ToolOutcome(ok=False, text=reply.get("message", "tool failed"), error_kind=reply.get("error_kind", "crash"))
+
+    async def _ensure_open(self) -> None:
+        """Open the module namespaces on the current worker; after a restart, replay the log."""
+        worker = self._worker
+        if not worker.alive:
+            await worker.start()
+        if self._generation == worker.generation:
+            return
+        for env in {e.spec.id: e for e in self._routes.values()}.values():
+            sid = self._sids.setdefault(env.spec.id, uuid.uuid4().hex)
+            await worker.request({"op": "open", "sid": sid, "code": env.code, "filename": env.spec.entry}, 30)
+        if self._generation is not None:
+            for tool, args in self._log:
+                env = self._routes[tool]
+                await worker.request({"op": "call", "sid": self._sids[env.spec.id], "tool": tool, "args": args}, self._timeout(env))
+        self._generation = worker.generation
+
+    def release(self) -> None:
+        """Release the session; safe to call from a finalizer (no I/O happens here).
+
+        Its namespaces are dropped by the worker along with the worker's next request.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        self._worker.sessions -= 1
+        if self._generation == self._worker.generation:
+            self._worker.pending_close.extend(self._sids.values())
+
+    async def aclose(self) -> None:
+        """Release the session's namespaces in its worker."""
+        self.release()
+
+    async def __aenter__(self) -> SandboxSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

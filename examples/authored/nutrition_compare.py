@@ -1,0 +1,52 @@
+"""Energy of two portions, then a comparison without a tool (en, parallel_single_hop)."""
+
+CODE = '''"""Nutrition facts per 100 g, scaled to a portion."""
+
+PER_100G = {
+    "lentils, cooked": (116, 9.0, 20.1, 0.4),
+    "brown rice, cooked": (123, 2.7, 25.6, 1.0),
+    "chickpeas, cooked": (164, 8.9, 27.4, 2.6),
+    "quinoa, cooked": (120, 4.4, 21.3, 1.9),
+}
+
+
+def nutrition(food: str, grams: float) -> str:
+    """Energy and macronutrients of a portion of a food."""
+    facts = PER_100G.get(food.strip().lower())
+    if facts is None:
+        return f"No data for {food!r}. Foods: {'; '.join(sorted(PER_100G))}."
+    k = grams / 100
+    kcal, protein, carbs, fat = (round(v * k, 1) for v in facts)
+    return f"{grams:g} g {food}: {kcal} kcal (protein {protein} g, carbohydrate {carbs} g, fat {fat} g)"
+'''
+
+_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "food": {"type": "string", "description": "e.g. 'lentils, cooked'"},
+        "grams": {"type": "number", "exclusiveMinimum": 0, "maximum": 2000},
+    },
+    "required": ["food", "grams"],
+}
+
+FIELDS = {
+    "domain": "nutrition",
+    "language": "en",
+    "task": {
+        "question": "Which has more energy: 150 g of cooked lentils or 200 g of cooked brown rice?",
+        "answer": "200 g of brown rice (246 kcal vs 174 kcal)",
+        "scenario": "parallel_single_hop",
+    },
+    "subtasks": [
+        {"id": "lentils", "question": "How many kcal are in 150 g of cooked lentils?", "answer": "174 kcal",
+         "golden_call": {"tool": "nutrition", "arguments": {"food": "lentils, cooked", "grams": 150}}},
+        {"id": "rice", "question": "How many kcal are in 200 g of cooked brown rice?", "answer": "246 kcal",
+         "golden_call": {"tool": "nutrition", "arguments": {"food": "brown rice, cooked", "grams": 200}}},
+        {"id": "compare", "question": "Which portion has more energy?", "answer": "brown rice",
+         "depends_on": ["lentils", "rice"], "needs_tool": False},
+    ],
+    "tools": [
+        {"name": "nutrition", "description": "Energy (kcal) and macronutrients of a portion of a food.",
+         "input_schema": _SCHEMA}
+    ],
+}

@@ -1,0 +1,8 @@
+
+CAPITALS = {"France": "Paris", "Kenya": "Nairobi", "Peru": "Lima", "Japan": "Tokyo"}
+
+
+def capital(country: str) -> str:
+    """The capital city of a country."""
+    city = CAPITALS.get(country)
+    return f"The capital of {country} is {city}." if city else f"Unknown country {country!r}."

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Annotated
 
+import anyio
 import typer
 
-from astra_cli._apps import env_app
+from astra_cli._apps import arena_app, env_app
+
+Unsafe = Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")]
+
+
+def fail(message: str) -> typer.Exit:
+    """Print `message` to stderr and return the exit to raise."""
+    typer.secho(message, err=True, fg="red")
+    return typer.Exit(2)
 
 
 @env_app.command("schema")
@@ -15,3 +26,65 @@ def schema() -> None:
     from mcp_servers import EnvSpec
 
     typer.echo(json.dumps(EnvSpec.model_json_schema(), indent=2))
+
+
+@env_app.command("serve")
+def serve(
+    env_dir: Annotated[Path, typer.Argument(help="Environment directory (env.json + tools.py).")],
+    http: Annotated[int | None, typer.Option("--http", help="Serve Streamable HTTP on this port instead of stdio.")] = None,
+    host: str = "127.0.0.1",
+    unsafe: Unsafe = False,
+) -> None:
+    """Serve one environment over stdio (default) or Streamable HTTP at /mcp."""
+    from mcp_servers import McpServersError, serve_http, serve_stdio
+
+    try:
+        if http is None:
+            anyio.run(lambda: serve_stdio(env_dir, unsafe=unsafe))
+        else:
+            typer.echo(f"serving {env_dir} at http://{host}:{http}/mcp", err=True)
+            anyio.run(lambda: serve_http(env_dir, http, host=host, unsafe=unsafe))
+    except McpServersError as exc:
+        raise fail(str(exc)) from exc
+
+
+@env_app.command("emit")
+def emit(
+    src: Annotated[Path, typer.Argument(help="Environment directory to emit.")],
+    out: Annotated[Path, typer.Argument(help="Output directory.")],
+    python: Annotated[str | None, typer.Option(help="Interpreter the client should launch (default: this one).")] = None,
+) -> None:
+    """Write a directory an MCP client launches directly, and print its mcpServers config."""
+    from mcp_servers import McpServersError, emit_env
+
+    try:
+        config = emit_env(src, out, python=python)
+    except McpServersError as exc:
+        raise fail(str(exc)) from exc
+    typer.echo(json.dumps(config, indent=2))
+
+
+@arena_app.command("serve")
+def arena_serve(
+    envs_dir: Annotated[Path, typer.Argument(help="Directory of environment directories.")],
+    http: Annotated[int, typer.Option("--http", help="Port to listen on.")] = 8700,
+    host: str = "127.0.0.1",
+    workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
+    unsafe: Unsafe = False,
+) -> None:
+    """Serve every environment under ENVS_DIR at /envs/{env_id}/mcp (index at /index.json)."""
+    from mcp_servers import ArenaServer, LocalSandbox, McpServersError, find_envs, load_env, serve_app
+
+    async def main() -> None:
+        envs = [load_env(p) for p in find_envs(envs_dir)]
+        if not envs:
+            raise fail(f"{envs_dir}: no environment directories (*/env.json) found")
+        async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox, anyio.create_task_group() as tg:
+            arena = ArenaServer(envs, sandbox, host=host)
+            port = await tg.start(serve_app, arena.app, host, http)
+            typer.echo(f"arena: {len(envs)} environments at http://{host}:{port}/envs/<env_id>/mcp (index: /index.json)", err=True)
+
+    try:
+        anyio.run(main)
+    except McpServersError as exc:
+        raise fail(str(exc)) from exc

@@ -49,7 +49,7 @@ def _bwrap_prefix() -> list[str]:
     prefix = os.path.realpath(sys.base_prefix)
     if not prefix.startswith("/usr/"):
         args += ["--ro-bind", prefix, prefix]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", "/tmp"]
     args += ["--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
     return args
 

@@ -199,10 +199,13 @@ def compute_env_id(spec_fields: dict[str, Any], code: str) -> str:
     """The content-derived id: a hash of the tools, the code and the task.
 
     Args:
-        spec_fields: the spec as a dict (its `id` is ignored).
+        spec_fields: the spec as a dict (only `tools` and `task` are read).
         code: the text of the entry module.
     """
-    material = canonical_json({"tools": spec_fields["tools"], "task": spec_fields["task"], "code": code})
+    # Normalize through the models so defaults and key order never change the id.
+    tools = [ToolSpec.model_validate(t).model_dump(mode="json") for t in spec_fields["tools"]]
+    task = Task.model_validate(spec_fields["task"]).model_dump(mode="json")
+    material = canonical_json({"tools": tools, "task": task, "code": code})
     return "env-" + hashlib.sha256(material.encode()).hexdigest()[:12]
 
 

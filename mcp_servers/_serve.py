@@ -23,7 +23,7 @@ async def serve_stdio(env_dir: str | Path, *, isolation: Isolation = "auto", uns
     """
     env = load_env(env_dir)
     async with LocalSandbox(isolation, workers=1, unsafe=unsafe) as sandbox:
-        server = build_env_server(env, sandbox)
+        server = build_env_server(env, sandbox, single_session=True)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 

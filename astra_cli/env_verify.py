@@ -1,0 +1,44 @@
+"""`astra env verify`: replay every golden call over MCP and report, failing closed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+import typer
+from rich.console import Console
+
+from astra_cli._apps import env_app
+
+
+@env_app.command("verify")
+def verify(
+    paths: Annotated[list[Path], typer.Argument(help="Environment directories, or directories of them.")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the JSON report to this file.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Environments verified at once.")] = 8,
+    workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
+    unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")] = False,
+) -> None:
+    """Verify environments (DESIGN §5); exit status 1 when any fails."""
+    from mcp_servers import LocalSandbox, McpServersError
+    from mcp_servers._verify import VerifyReport, verify_paths
+
+    async def main() -> VerifyReport:
+        async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox:
+            return await verify_paths(paths, sandbox=sandbox, concurrency=concurrency)
+
+    try:
+        report = anyio.run(main)
+    except McpServersError as exc:
+        typer.secho(str(exc), err=True, fg="red")
+        raise typer.Exit(2) from exc
+    Console().print(report.table())
+    for env in report.envs:
+        for f in env.findings:
+            where = " ".join(x for x in (f.subtask_id and f"subtask={f.subtask_id}", f.tool and f"tool={f.tool}") if x)
+            typer.echo(f"{Path(env.path or '-').name}: {f.code}{' ' + where if where else ''}: {f.message}", err=True)
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(report.to_json() + "\n", encoding="utf-8")
+    raise typer.Exit(0 if report.passed else 1)

@@ -1,0 +1,316 @@
+"""`verify`: replay every golden call of a final environment over MCP and fail closed.
+
+An environment is judged as a client sees it: it is served by `build_env_server` and
+driven through real `mcp.Client` sessions (in process, real JSON-RPC). Per environment:
+
+1. load env.json leniently so each violated invariant gets its own finding code;
+2. scan the tool module statically (syntax, time/random/network use, missing tools);
+3. replay the golden calls in dependency order in two fresh sessions at once — the first
+   also lists the tools — and judge errors, answers and agreement between the two;
+4. call each answered tool again with one argument perturbed, in a fresh session after
+   replaying the call's dependencies, and check the answer does not come back.
+
+Anything unexpected while verifying becomes a `verify_error` finding: an environment
+passes only when every check ran and found nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from pydantic import BaseModel, Field, computed_field
+from rich.table import Table
+
+from mcp_servers._sandbox import LocalSandbox
+from mcp_servers._server import build_env_server
+from mcp_servers._spec import Environment, find_envs
+from mcp_servers._verify_checks import (
+    Finding,
+    ancestors,
+    answer_in_output,
+    generic_answer_reason,
+    golden_order,
+    load_lenient,
+    perturbations,
+    scan_code,
+    spec_findings,
+)
+
+_OPEN_TIMEOUT_S = 30.0
+_CALL_MARGIN_S = 15.0
+_PERTURBATION_CONCURRENCY = 4
+_ERROR_CODES = {
+    "invalid_arguments": "golden_call_invalid_args",
+    "unknown_tool": "tool_missing",
+    "exception": "golden_call_error",
+    "timeout": "timeout",
+    "crash": "crash",
+    "memory": "crash",
+    "oversized_output": "output_too_large",
+}
+
+
+class EnvReport(BaseModel):
+    """The verdict on one environment."""
+
+    path: str | None = Field(description="The environment directory (None for an in-memory environment).")
+    env_id: str | None = Field(description="The spec's id, when env.json could be read.")
+    tools: int = Field(default=0, description="Number of declared tools.")
+    subtasks: int = Field(default=0, description="Number of subtasks.")
+    passed: bool = Field(description="True only when every check ran and found nothing.")
+    findings: list[Finding] = Field(default_factory=list)
+    duration_s: float = Field(default=0.0, description="Wall time spent verifying it.")
+
+    @property
+    def codes(self) -> list[str]:
+        """The distinct finding codes, sorted."""
+        return sorted({f.code for f in self.findings})
+
+
+class VerifyReport(BaseModel):
+    """The verdicts on a set of environments."""
+
+    envs: list[EnvReport]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        """True when every environment passed (and there was at least one)."""
+        return bool(self.envs) and all(r.passed for r in self.envs)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def failed(self) -> int:
+        """Number of environments that failed."""
+        return sum(not r.passed for r in self.envs)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The report as JSON: `{"envs": [...], "passed": bool, "failed": int}`."""
+        return self.model_dump_json(indent=indent)
+
+    def table(self) -> Table:
+        """A rich table: env, id, tools, subtasks, status, codes."""
+        table = Table(title=f"verify: {len(self.envs) - self.failed}/{len(self.envs)} passed")
+        for column in ("env", "id", "tools", "subtasks", "status", "codes"):
+            table.add_column(column, no_wrap=column != "codes")
+        for r in self.envs:
+            status = "[green]PASS[/green]" if r.passed else "[red]FAIL[/red]"
+            name = Path(r.path).name if r.path else "(in memory)"
+            table.add_row(name, r.env_id or "-", str(r.tools), str(r.subtasks), status, ", ".join(r.codes))
+        return table
+
+
+@dataclass(frozen=True)
+class _Observed:
+    ok: bool
+    text: str
+    kind: str | None
+
+
+@dataclass(frozen=True)
+class _Step:
+    subtask_id: str
+    tool: str
+    arguments: dict[str, Any]
+
+
+async def _run_session(
+    env: Environment, sandbox: LocalSandbox, steps: Sequence[_Step], *, list_tools: bool = False
+) -> tuple[list[Any] | None, list[_Observed]]:
+    """One fresh MCP session: optionally list the tools, then make `steps` in order."""
+    server = build_env_server(env, sandbox)
+    call_wait = env.spec.limits.call_timeout_s + _CALL_MARGIN_S
+    observed: list[_Observed] = []
+    with anyio.fail_after(_OPEN_TIMEOUT_S + call_wait * (len(steps) + 1)):
+        async with Client(server, mode="legacy") as client:
+            tools = (await client.list_tools()).tools if list_tools else None
+            for step in steps:
+                result = await client.call_tool(step.tool, step.arguments)
+                text = "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+                kind = (result.meta or {}).get("astra/error_kind") if result.is_error else None
+                observed.append(_Observed(ok=not result.is_error, text=text, kind=kind))
+    return tools, observed
+
+
+def _error_finding(step: _Step, seen: _Observed) -> Finding:
+    code = _ERROR_CODES.get(seen.kind or "", "golden_call_error")
+    if seen.kind == "exception" and seen.text.startswith("tool module failed to load"):
+        code = "code_invalid"
+    elif seen.kind == "exception" and "defines no function" in seen.text:
+        code = "tool_missing"
+    return Finding(code=code, subtask_id=step.subtask_id, tool=step.tool, message=seen.text[:500])  # type: ignore[arg-type]
+
+
+def _listing_findings(env: Environment, listed: list[Any] | None) -> list[Finding]:
+    by_name = {t.name: t for t in listed or []}
+    findings = []
+    for tool in env.spec.tools:
+        served = by_name.get(tool.name)
+        if served is None:
+            findings.append(Finding(code="tool_missing", tool=tool.name, message="the server does not list this tool"))
+        elif served.input_schema != tool.input_schema:
+            findings.append(Finding(code="tool_missing", tool=tool.name, message="the server lists a different input schema"))
+    return findings
+
+
+def _replay_findings(env: Environment, steps: list[_Step], first: list[_Observed], second: list[_Observed]) -> list[Finding]:
+    answers = {s.id: s.answer for s in env.spec.subtasks}
+    findings = []
+    for step, a, b in zip(steps, first, second, strict=True):
+        if not a.ok:
+            findings.append(_error_finding(step, a))
+        elif not answer_in_output(answers[step.subtask_id], a.text):
+            findings.append(Finding(code="answer_missing", subtask_id=step.subtask_id, tool=step.tool,
+                                    message=f"answer {answers[step.subtask_id]!r} not in output {a.text[:300]!r}"))
+        same = (a.ok, a.text) == (b.ok, b.text) if a.ok or b.ok else a.kind == b.kind
+        if not same:
+            findings.append(Finding(code="nondeterministic", subtask_id=step.subtask_id, tool=step.tool,
+                                    message=f"two fresh sessions disagree: {a.text[:200]!r} vs {b.text[:200]!r}"))
+    return findings
+
+
+async def _distinctiveness(env: Environment, sandbox: LocalSandbox, answered: list[_Step]) -> list[Finding]:
+    spec = env.spec
+    by_id = {s.id: s for s in spec.subtasks}
+    findings: list[Finding] = []
+    jobs: list[tuple[_Step, str, list[_Step]]] = []
+    for step in answered:
+        answer = by_id[step.subtask_id].answer
+        reason = generic_answer_reason(answer)
+        if reason is not None:
+            findings.append(Finding(code="answer_not_distinctive", subtask_id=step.subtask_id, tool=step.tool, message=reason))
+            continue
+        tool = spec.tool(step.tool)
+        assert tool is not None
+        siblings = [s.golden_call.arguments for s in golden_order(spec) if s.golden_call.tool == step.tool and s.id != step.subtask_id]  # type: ignore[union-attr]
+        before = [_Step(s.id, s.golden_call.tool, s.golden_call.arguments) for s in ancestors(spec, by_id[step.subtask_id])]  # type: ignore[union-attr]
+        for name, variant in perturbations(step.arguments, tool.input_schema, siblings):
+            jobs.append((step, name, [*before, _Step(step.subtask_id, step.tool, variant)]))
+    limiter = anyio.CapacityLimiter(_PERTURBATION_CONCURRENCY)
+
+    async def probe(step: _Step, name: str, steps: list[_Step]) -> None:
+        async with limiter:
+            _, observed = await _run_session(env, sandbox, steps)
+        last = observed[-1]
+        answer = by_id[step.subtask_id].answer
+        if last.ok and answer_in_output(answer, last.text):
+            variant = json.dumps(steps[-1].arguments, ensure_ascii=False, sort_keys=True)
+            findings.append(Finding(code="answer_not_distinctive", subtask_id=step.subtask_id, tool=step.tool,
+                                    message=f"answer {answer!r} also returned with {name} changed: {variant}"))
+
+    async with anyio.create_task_group() as tg:
+        for job in jobs:
+            tg.start_soon(probe, *job)
+    return findings
+
+
+async def _verify(env: Environment, sandbox: LocalSandbox) -> list[Finding]:
+    findings, parses = scan_code(env)
+    if not parses:
+        return findings
+    steps = [_Step(s.id, s.golden_call.tool, s.golden_call.arguments) for s in golden_order(env.spec)]  # type: ignore[union-attr]
+    runs: dict[str, tuple[list[Any] | None, list[_Observed]]] = {}
+
+    async def replay(name: str) -> None:
+        runs[name] = await _run_session(env, sandbox, steps, list_tools=name == "first")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(replay, "first")
+        tg.start_soon(replay, "second")
+    listed, first = runs["first"]
+    findings += _listing_findings(env, listed)
+    findings += _replay_findings(env, steps, first, runs["second"][1])
+    by_id = {s.id: s for s in env.spec.subtasks}
+    answered = [st for st, seen in zip(steps, first) if seen.ok and answer_in_output(by_id[st.subtask_id].answer, seen.text)]
+    findings += await _distinctiveness(env, sandbox, answered)
+    return findings
+
+
+def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    seen: set[tuple[str, str | None, str | None, str]] = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.subtask_id, f.tool, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+async def verify_env(path_or_env: str | Path | Environment, *, sandbox: LocalSandbox) -> EnvReport:
+    """Verify one environment (a directory or a loaded `Environment`) over MCP.
+
+    Never raises for a broken environment: every problem, including an unexpected error
+    while verifying, is a finding, and the report passes only when there is none.
+    """
+    started = time.perf_counter()
+    path = str(path_or_env.path or "") or None if isinstance(path_or_env, Environment) else str(path_or_env)
+    env: Environment | None = None
+    findings: list[Finding] = []
+    try:
+        if isinstance(path_or_env, Environment):
+            env, findings = path_or_env, spec_findings(path_or_env.spec)
+        else:
+            env, findings = load_lenient(Path(path_or_env))
+        if env is not None:
+            findings += await _verify(env, sandbox)
+    except Exception as exc:  # noqa: BLE001 — fail closed: an unverifiable environment fails
+        findings.append(Finding(code="verify_error", message=f"verification failed: {type(exc).__name__}: {exc}"))
+    raw = _raw_summary(path) if env is None else {}
+    return EnvReport(
+        path=path,
+        env_id=env.spec.id if env is not None else raw.get("id"),
+        tools=len(env.spec.tools) if env is not None else raw.get("tools", 0),
+        subtasks=len(env.spec.subtasks) if env is not None else raw.get("subtasks", 0),
+        passed=not findings,
+        findings=_dedupe(findings),
+        duration_s=round(time.perf_counter() - started, 4),
+    )
+
+
+def _raw_summary(path: str | None) -> dict[str, Any]:
+    """Id and counts read straight from an env.json that did not load, for the report."""
+    try:
+        raw = json.loads((Path(path or "") / "env.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    summary: dict[str, Any] = {"id": raw["id"]} if isinstance(raw.get("id"), str) else {}
+    for key in ("tools", "subtasks"):
+        if isinstance(raw.get(key), list):
+            summary[key] = len(raw[key])
+    return summary
+
+
+def expand_env_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Each path as an environment directory or a directory of them; a path holding none is kept
+    as is, so verify reports it (fail closed) instead of silently skipping it."""
+    out: list[Path] = []
+    for p in paths:
+        found = find_envs(p)
+        out += found or [Path(p)]
+    return out
+
+
+async def verify_paths(paths: Iterable[str | Path], *, sandbox: LocalSandbox, concurrency: int = 8) -> VerifyReport:
+    """Verify every environment under `paths` (see `expand_env_paths`), `concurrency` at a time."""
+    targets = expand_env_paths(paths)
+    reports: list[EnvReport | None] = [None] * len(targets)
+    limiter = anyio.CapacityLimiter(max(1, concurrency))
+
+    async def one(i: int, target: Path) -> None:
+        async with limiter:
+            reports[i] = await verify_env(target, sandbox=sandbox)
+
+    async with anyio.create_task_group() as tg:
+        for i, target in enumerate(targets):
+            tg.start_soon(one, i, target)
+    return VerifyReport(envs=[r for r in reports if r is not None])

@@ -1,0 +1,404 @@
+"""The static half of `verify`: finding codes, answer matching, lenient loading, code scans.
+
+Everything here is pure and synchronous; `_verify` drives the environment over MCP and
+uses these helpers to judge what comes back.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import unicodedata
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mcp_servers._spec import EnvSpec, Environment, Subtask, _check_acyclic, format_validation_error
+
+FindingCode = Literal[
+    "schema_invalid",
+    "duplicate_tool_name",
+    "golden_call_invalid_args",
+    "golden_call_error",
+    "answer_missing",
+    "nondeterministic",
+    "answer_not_distinctive",
+    "timeout",
+    "crash",
+    "tool_missing",
+    "code_invalid",
+    "output_too_large",
+    "verify_error",
+]
+"""Stable finding codes.
+
+- schema_invalid: env.json is unreadable, or violates a field rule or a DAG invariant.
+- duplicate_tool_name: two tools share a name.
+- golden_call_invalid_args: a golden call's arguments fail its tool's input_schema
+  (statically, or the server rejected them).
+- golden_call_error: a golden call raised an exception in the tool code.
+- answer_missing: the normalized sub-answer is not in its golden call's output.
+- nondeterministic: two fresh sessions replaying the same calls disagree, or the code
+  reads time, randomness, uuids or the network.
+- answer_not_distinctive: the sub-answer is too short or generic, or a call with perturbed
+  (still valid) arguments also returns it.
+- timeout / crash: a golden call ran past its time limit / killed its worker (or ran out of memory).
+- tool_missing: a declared tool is not defined by the module or not listed by the server
+  with its declared input schema.
+- code_invalid: the tool module does not parse or fails to load.
+- output_too_large: a golden call returned more than the sandbox's output limit.
+- verify_error: verification itself failed unexpectedly (fail closed: counts as a failure).
+"""
+
+FINDING_CODES: tuple[str, ...] = FindingCode.__args__  # type: ignore[attr-defined]
+
+
+class Finding(BaseModel):
+    """One problem verify found in an environment."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: FindingCode = Field(description="Stable finding code (see `FindingCode`).")
+    subtask_id: str | None = Field(default=None, description="The subtask concerned, if any.")
+    tool: str | None = Field(default=None, description="The tool concerned, if any.")
+    message: str = Field(description="What is wrong, for a human.")
+
+
+# --- answer matching -------------------------------------------------------------------
+
+_NUMBER_GROUPED = re.compile(r"\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", re.ASCII)
+_NUMBER_PLAIN = re.compile(r"\d+(?:\.\d+)?", re.ASCII)
+_SPACE = re.compile(r"\s+")
+_GENERIC = frozenset({"yes", "no", "true", "false", "none", "null", "0", "1", "ok", "n/a", "na", "unknown", "error"})
+
+
+def _canonical_number(match: re.Match[str]) -> str:
+    try:
+        value = Decimal(match.group(0).replace(",", ""))
+    except InvalidOperation:
+        return match.group(0)
+    text = format(value.normalize(), "f")
+    return text if "." not in text else text.rstrip("0").rstrip(".")
+
+
+def _normalize(text: str, numbers: re.Pattern[str]) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = numbers.sub(_canonical_number, text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def normalize_answer(text: str) -> str:
+    """Casefold, NFKC, collapsed whitespace and canonical numbers ("1,000.50" -> "1000.5", "3.0" -> "3")."""
+    return _normalize(text, _NUMBER_GROUPED)
+
+
+def _bounded(haystack: str, needle: str) -> bool:
+    """`needle` occurs in `haystack` without splitting an ASCII word or number at either end."""
+    start = haystack.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        before = haystack[start - 1] if start else ""
+        after = haystack[end] if end < len(haystack) else ""
+        ok_before = not (needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum())
+        ok_after = not (needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum())
+        if needle[-1].isdigit() and after == "." and haystack[end + 1 : end + 2].isdigit():
+            ok_after = False
+        if needle[0].isdigit() and before == "." and haystack[start - 2 : start - 1].isdigit():
+            ok_before = False
+        if ok_before and ok_after:
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
+def answer_in_output(answer: str, output: str) -> bool:
+    """Whether the normalized `answer` occurs in the normalized `output`.
+
+    Numbers in the output are read both with and without thousands separators, so
+    "1,000" matches "1000" while the JSON list "[1,200]" still contains "200". An ASCII
+    word or number must match whole ("3" is not in "13"); CJK text matches anywhere.
+    """
+    needle = normalize_answer(answer)
+    if not needle:
+        return False
+    return any(_bounded(_normalize(output, numbers), needle) for numbers in (_NUMBER_GROUPED, _NUMBER_PLAIN))
+
+
+def generic_answer_reason(answer: str) -> str | None:
+    """Why `answer` is too short or generic to count as evidence, or None when it is fine."""
+    norm = normalize_answer(answer)
+    if len(norm) < 2:
+        return f"answer {answer!r} is shorter than 2 characters after normalization"
+    if norm in _GENERIC:
+        return f"answer {answer!r} is a generic value that many outputs contain"
+    return None
+
+
+# --- lenient loading -------------------------------------------------------------------
+
+
+class _LenientSpec(EnvSpec):
+    """`EnvSpec` with field rules but without the cross-field invariants, so verify can
+    classify each violated invariant under its own code instead of stopping at the first."""
+
+    def _invariants(self) -> EnvSpec:  # type: ignore[override]
+        return self
+
+
+def spec_findings(spec: EnvSpec) -> list[Finding]:
+    """Every violated invariant of DESIGN §2, each under its own code."""
+    findings: list[Finding] = []
+    names = [t.name for t in spec.tools]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        findings.append(Finding(code="duplicate_tool_name", tool=name, message=f"{names.count(name)} tools are named {name!r}"))
+    ids = [s.id for s in spec.subtasks]
+    for sid in sorted({i for i in ids if ids.count(i) > 1}):
+        findings.append(Finding(code="schema_invalid", subtask_id=sid, message=f"duplicate subtask id {sid!r}"))
+    known = set(ids)
+    dag_ok = True
+    for s in spec.subtasks:
+        missing = [d for d in s.depends_on if d not in known]
+        if missing:
+            dag_ok = False
+            findings.append(Finding(code="schema_invalid", subtask_id=s.id, message=f"depends on unknown subtask(s) {missing}"))
+    if dag_ok:
+        try:
+            _check_acyclic(spec.subtasks)
+        except ValueError as exc:
+            findings.append(Finding(code="schema_invalid", message=str(exc)))
+    parents = {d for s in spec.subtasks for d in s.depends_on}
+    for s in spec.subtasks:
+        if s.id in parents and not s.needs_tool:
+            findings.append(Finding(code="schema_invalid", subtask_id=s.id, message="has dependents, so needs_tool must be true"))
+        if s.needs_tool and s.golden_call is None:
+            findings.append(Finding(code="schema_invalid", subtask_id=s.id, message="needs a tool but has no golden_call"))
+        if s.golden_call is None:
+            continue
+        tool = spec.tool(s.golden_call.tool)
+        if tool is None:
+            findings.append(Finding(code="schema_invalid", subtask_id=s.id, tool=s.golden_call.tool,
+                                    message=f"golden_call names unknown tool {s.golden_call.tool!r}"))
+            continue
+        error = jsonschema.exceptions.best_match(validator_for(tool.input_schema)(tool.input_schema).iter_errors(s.golden_call.arguments))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path)
+            findings.append(Finding(code="golden_call_invalid_args", subtask_id=s.id, tool=tool.name,
+                                    message=f"arguments{' at ' + where if where else ''}: {error.message}"))
+    return findings
+
+
+def load_lenient(directory: Path) -> tuple[Environment | None, list[Finding]]:
+    """Load `directory` for verification.
+
+    Returns the environment (None when nothing can run) and the spec findings. An
+    environment whose only defects are invalid golden-call arguments is still returned,
+    so the server's own argument check can be observed too.
+    """
+    spec_path = directory / "env.json"
+    try:
+        raw = json.loads(spec_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, [Finding(code="schema_invalid", message=f"{spec_path}: not found")]
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Finding(code="schema_invalid", message=f"{spec_path}: unreadable: {exc}")]
+    except json.JSONDecodeError as exc:
+        return None, [Finding(code="schema_invalid", message=f"{spec_path}: line {exc.lineno} column {exc.colno}: {exc.msg}")]
+    if not isinstance(raw, dict):
+        return None, [Finding(code="schema_invalid", message=f"{spec_path}: expected a JSON object")]
+    try:
+        lenient = _LenientSpec.model_validate(raw)
+    except ValidationError as exc:
+        return None, [Finding(code="schema_invalid", message=format_validation_error(spec_path, exc))]
+    findings = spec_findings(lenient)
+    spec: EnvSpec = lenient
+    if not findings:
+        try:
+            spec = EnvSpec.model_validate(raw)
+        except ValidationError as exc:
+            return None, [Finding(code="schema_invalid", message=format_validation_error(spec_path, exc))]
+    entry = directory / spec.entry
+    try:
+        code = entry.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [*findings, Finding(code="schema_invalid", message=f"{spec_path}: entry: cannot read {entry}: {exc}")]
+    if not all(f.code == "golden_call_invalid_args" for f in findings):
+        return None, findings
+    # model_construct: Environment would re-run the invariants this lenient spec skips.
+    return Environment.model_construct(spec=spec, code=code, path=directory), findings
+
+
+# --- static code scan ------------------------------------------------------------------
+
+_NONDETERMINISTIC_MODULES = frozenset(
+    {"time", "random", "uuid", "secrets", "socket", "urllib", "urllib3", "requests", "httpx", "aiohttp", "ssl"}
+)
+_NONDETERMINISTIC_ATTRS = {
+    "datetime": {"now", "today", "utcnow"},
+    "date": {"today"},
+    "os": {"urandom", "getrandom"},
+}
+
+
+def _banned_module(name: str) -> bool:
+    return name.split(".")[0] in _NONDETERMINISTIC_MODULES or name == "http.client" or name.startswith("http.client.")
+
+
+def _nondeterminism(tree: ast.Module, filename: str) -> list[Finding]:
+    hits: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            hits += [(node.lineno, f"imports {a.name}") for a in node.names if _banned_module(a.name)]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if _banned_module(node.module):
+                hits.append((node.lineno, f"imports from {node.module}"))
+            elif node.module == "http" and any(a.name == "client" for a in node.names):
+                hits.append((node.lineno, "imports http.client"))
+            for alias in node.names:
+                if alias.name in _NONDETERMINISTIC_ATTRS.get(node.module, ()):
+                    hits.append((node.lineno, f"imports {node.module}.{alias.name}"))
+        elif isinstance(node, ast.Attribute) and node.attr in {a for s in _NONDETERMINISTIC_ATTRS.values() for a in s}:
+            base = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", None)
+            if base in _NONDETERMINISTIC_ATTRS and node.attr in _NONDETERMINISTIC_ATTRS[base]:
+                hits.append((node.lineno, f"uses {base}.{node.attr}"))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            target = node.args[0].value
+            if name in {"__import__", "import_module"} and isinstance(target, str) and _banned_module(target):
+                hits.append((node.lineno, f"imports {target} dynamically"))
+    return [
+        Finding(code="nondeterministic", message=f"{filename}:{line}: {what} (time, randomness and network are not deterministic)")
+        for line, what in sorted(set(hits))
+    ]
+
+
+def _top_level_names(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in (getattr(node, "body", []), getattr(node, "orelse", []), getattr(node, "finalbody", [])):
+                names |= _top_level_names(block)
+            for handler in getattr(node, "handlers", []):
+                names |= _top_level_names(handler.body)
+    return names
+
+
+def scan_code(env: Environment) -> tuple[list[Finding], bool]:
+    """Static findings on the tool module; the flag says whether the module parses at all."""
+    filename = env.spec.entry
+    try:
+        tree = ast.parse(env.code, filename=filename)
+    except SyntaxError as exc:
+        return [Finding(code="code_invalid", message=f"{filename}:{exc.lineno}: {exc.msg}")], False
+    findings = _nondeterminism(tree, filename)
+    defined = _top_level_names(tree.body)
+    for tool in env.spec.tools:
+        if tool.name not in defined:
+            findings.append(Finding(code="tool_missing", tool=tool.name, message=f"{filename} defines no top-level {tool.name!r}"))
+    return findings, True
+
+
+# --- call order and perturbation -------------------------------------------------------
+
+
+def golden_order(spec: EnvSpec) -> list[Subtask]:
+    """Subtasks with golden calls, dependencies first, otherwise in spec order."""
+    done: set[str] = set()
+    order: list[Subtask] = []
+    pending = list(spec.subtasks)
+    while pending:
+        ready = next((s for s in pending if all(d in done for d in s.depends_on)), pending[0])
+        pending.remove(ready)
+        done.add(ready.id)
+        order.append(ready)
+    return [s for s in order if s.golden_call is not None]
+
+
+def ancestors(spec: EnvSpec, subtask: Subtask) -> list[Subtask]:
+    """The golden-call subtasks `subtask` transitively depends on, in replay order."""
+    by_id = {s.id: s for s in spec.subtasks}
+    needed: set[str] = set()
+    stack = list(subtask.depends_on)
+    while stack:
+        sid = stack.pop()
+        if sid not in needed and sid in by_id:
+            needed.add(sid)
+            stack.extend(by_id[sid].depends_on)
+    return [s for s in golden_order(spec) if s.id in needed]
+
+
+def _shift_char(ch: str) -> str:
+    if "a" <= ch <= "z":
+        return chr((ord(ch) - ord("a") + 1) % 26 + ord("a"))
+    if "A" <= ch <= "Z":
+        return chr((ord(ch) - ord("A") + 1) % 26 + ord("A"))
+    if "0" <= ch <= "9":
+        return str((int(ch) + 1) % 10)
+    return chr(ord(ch) + 1)
+
+
+def _string_variants(value: str) -> list[str]:
+    variants = []
+    digits = list(re.finditer(r"\d+", value, re.ASCII))
+    if digits:
+        m = digits[-1]
+        variants.append(value[: m.start()] + str(int(m.group()) + 1).zfill(len(m.group())) + value[m.end() :])
+    alnum = [i for i, ch in enumerate(value) if ch.isalnum()]
+    if alnum:
+        i = alnum[-1]
+        variants.append(value[:i] + _shift_char(value[i]) + value[i + 1 :])
+    return [*variants, value + "x", "zz" + value, "unknown"]
+
+
+def _value_variants(value: Any, prop: dict[str, Any], siblings: list[Any]) -> list[Any]:
+    candidates: list[Any] = [s for s in siblings if s != value]
+    candidates += [e for e in prop.get("enum", []) if e != value]
+    if isinstance(value, bool):
+        candidates.append(not value)
+    elif isinstance(value, int):
+        candidates += [value + 1, value - 1]
+    elif isinstance(value, float):
+        candidates += [value + 1, value - 1, value * 2]
+    elif isinstance(value, str):
+        candidates += _string_variants(value)
+    elif isinstance(value, list) and value:
+        candidates += [value[:-1], value[1:]]
+    return candidates
+
+
+def perturbations(arguments: dict[str, Any], schema: dict[str, Any], siblings: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Schema-valid variants of a golden call, each changing one argument.
+
+    Only required arguments are varied (optional ones tend to be formatting knobs), or
+    every given argument when none is required. Sibling values — the same argument in
+    other golden calls of the same tool — are tried first: they are realistic inputs.
+
+    Returns:
+        `(argument name, new arguments)` pairs, at most one per argument.
+    """
+    validator = validator_for(schema)(schema)
+    props = schema.get("properties", {}) if isinstance(schema.get("properties"), dict) else {}
+    required = [k for k in schema.get("required", []) if k in arguments]
+    names = required or list(arguments)
+    out = []
+    for name in names:
+        others = [s[name] for s in siblings if name in s]
+        prop = props.get(name, {}) if isinstance(props.get(name), dict) else {}
+        for candidate in _value_variants(arguments[name], prop, others):
+            variant = {**arguments, name: candidate}
+            if candidate != arguments[name] and validator.is_valid(variant):
+                out.append((name, variant))
+                break
+    return out

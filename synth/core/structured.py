@@ -107,6 +107,7 @@ async def ask_structured(
     settings: SamplingSettings | None = None,
     check: Callable[[T], str | None] | None = None,
     include_schema: bool = True,
+    parse: Callable[[str], Any] = extract_json,
 ) -> StructuredResult[T]:
     """Ask `model` for an `output_type` object; retry with the error fed back; fail with a reason.
 
@@ -121,6 +122,8 @@ async def ask_structured(
         check: a semantic check on the validated value; a returned string is an error that is
             fed back like a validation error.
         include_schema: append the output schema to the prompt.
+        parse: turns the reply text into data to validate (default `extract_json`); raises
+            `ValueError` when the reply holds nothing usable (reason `no_json`).
     """
     if cache is not None and not (isinstance(model, MeteredModel) and model.cache is not None):
         model = MeteredModel(model, cache=cache)
@@ -143,7 +146,7 @@ async def ask_structured(
         usage = usage + response.usage
         raw = response.message.content or ""
         try:
-            data = extract_json(raw)
+            data = parse(raw)
         except ValueError as exc:
             reason, detail = "no_json", str(exc)
         else:

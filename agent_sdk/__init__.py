@@ -1,6 +1,59 @@
 """A model as an MCP client agent: model backends, MCP toolbox, agent loop, trajectories."""
 
-from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
+from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
+from agent_sdk._connections import McpServer, server_from_target
+from agent_sdk._export import (
+    read_openai_jsonl,
+    read_sft_parquet,
+    read_trajectories_jsonl,
+    sft_record,
+    write_openai_jsonl,
+    write_sft_parquet,
+    write_trajectories_jsonl,
+)
+from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
+from agent_sdk._openai import OpenAIChatModel, RetryPolicy
+from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
+from agent_sdk._toolbox import Toolbox, ToolInfo, ToolResult
+from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
+from agent_sdk.exceptions import AgentSdkError, ModelError, ModelHTTPError, ToolboxError, UserError
 
-__all__ = ["ChatMessage", "ChatModel", "ModelResponse", "SamplingSettings", "ToolCall", "Usage"]
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "Agent",
+    "AgentSdkError",
+    "ArgumentRepair",
+    "ChatMessage",
+    "ChatModel",
+    "McpServer",
+    "ModelError",
+    "ModelHTTPError",
+    "ModelResponse",
+    "OpenAIChatModel",
+    "ParsedCalls",
+    "RetryPolicy",
+    "SamplingSettings",
+    "Step",
+    "StopReason",
+    "ToolCall",
+    "ToolCallRecord",
+    "ToolInfo",
+    "ToolResult",
+    "Toolbox",
+    "ToolboxError",
+    "Trajectory",
+    "Usage",
+    "UserError",
+    "parse_arguments",
+    "parse_tool_calls",
+    "read_openai_jsonl",
+    "read_sft_parquet",
+    "read_trajectories_jsonl",
+    "server_from_target",
+    "sft_record",
+    "write_openai_jsonl",
+    "write_sft_parquet",
+    "write_trajectories_jsonl",
+    # Local backend (agent_sdk._local / agent_sdk._embedded, another owner): names go below.
+]

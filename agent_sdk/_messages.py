@@ -77,9 +77,27 @@ class SamplingSettings(BaseModel):
     stop: list[str] | None = None
 
 
+class ArgumentRepair(BaseModel):
+    """How the arguments of one tool call were repaired (or failed to parse).
+
+    Backends record one per call whose argument text was not strict JSON, so that
+    trajectories can count repairs and training data can be filtered on them.
+    """
+
+    call_id: str = Field(description="Id of the repaired call.")
+    tool: str = Field(description="Tool name of the call.")
+    raw: str = Field(description="The argument text as the model wrote it.")
+    fixes: list[str] = Field(default_factory=list, description="Repairs applied, e.g. single_quotes, trailing_commas.")
+    ok: bool = Field(default=True, description="False when the text could not be parsed even after repair.")
+    error: str | None = Field(default=None, description="Why parsing failed (when ok is False).")
+
+
 class ModelResponse(BaseModel):
     """What a `ChatModel` returns: one assistant message plus usage."""
 
     message: ChatMessage
     usage: Usage = Field(default_factory=Usage)
     finish_reason: str | None = None
+    repairs: list[ArgumentRepair] = Field(
+        default_factory=list, description="Argument repairs made while parsing the message's tool calls."
+    )

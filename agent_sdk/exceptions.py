@@ -1,0 +1,48 @@
+"""Errors raised by `agent_sdk`.
+
+Hierarchy::
+
+    AgentSdkError                 base of everything this package raises
+    ├── UserError                 misuse: bad configuration or arguments (fix the call, not the world)
+    ├── ModelError                a model backend failed after its own retries
+    │   └── ModelHTTPError        ... with the HTTP status and body it last got
+    └── ToolboxError              an MCP server could not be connected or listed at setup
+
+Failures during an episode are data, not exceptions: a failed tool call is a `ToolResult`
+with `ok=False` (timeout, transport drop, tool error), and a model that fails mid-episode ends
+the `Trajectory` with `stop_reason="model_error"`. Cancellation is never swallowed.
+"""
+
+from __future__ import annotations
+
+__all__ = ["AgentSdkError", "ModelError", "ModelHTTPError", "ToolboxError", "UserError"]
+
+
+class AgentSdkError(Exception):
+    """Base class of the errors raised by `agent_sdk`."""
+
+
+class UserError(AgentSdkError):
+    """The caller misused the API: a missing setting, an unknown server target, a bad argument."""
+
+
+class ModelError(AgentSdkError):
+    """A model backend could not produce a response, after its own retries."""
+
+
+class ModelHTTPError(ModelError):
+    """An OpenAI-compatible server answered with an error status (after retries, if retryable).
+
+    Attributes:
+        status_code: the last HTTP status received.
+        body: the start of the last response body, for the error message.
+    """
+
+    def __init__(self, message: str, *, status_code: int, body: str = "") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body
+
+
+class ToolboxError(AgentSdkError):
+    """An MCP server of a `Toolbox` could not be connected to or could not list its tools."""

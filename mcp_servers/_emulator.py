@@ -82,7 +82,8 @@ class EmulatorStats(BaseModel):
     calls: int = 0
     invalid_arguments: int = 0
     injected: dict[str, int] = Field(default_factory=dict)
-    model_failures: int = 0
+    model_failures: int = Field(default=0, description="Calls the model could not answer validly (served as 500 errors).")
+    last_model_failure: str | None = None
     answered: int = 0
 
 
@@ -189,11 +190,11 @@ class ToolEmulator:
         """The low-level MCP server; serve it over stdio/HTTP or connect `mcp.Client(server)`."""
 
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        # Output schemas guide the model but are not advertised: MCP clients reject a
+        # non-error result without matching structured content, and an injected malformed
+        # body must reach the agent as what it is, a garbled success.
         return types.ListToolsResult(
-            tools=[
-                types.Tool(name=t.name, description=t.description, input_schema=t.input_schema, output_schema=t.output_schema)
-                for t in self._tools.values()
-            ]
+            tools=[types.Tool(name=t.name, description=t.description, input_schema=t.input_schema) for t in self._tools.values()]
         )
 
     def _session(self, ctx: Any) -> _SessionState:
@@ -285,7 +286,9 @@ class ToolEmulator:
                 self._message(role="user", content=f"That response is invalid: {problem}. Reply with the corrected JSON only."),
             ]
         self.stats.model_failures += 1
-        return _error(f"Service error: the {self._name} backend returned an unusable response ({problem}).")
+        self.stats.last_model_failure = problem
+        # The agent sees what a real client would: an internal server error, not the emulator's insides.
+        return _error(f"Error: the {self._name} service returned an internal error (500). Try again later.")
 
     def _parse(self, tool: EmulatedTool, text: str) -> tuple[Any, str | None]:
         body = _strip_fences(text)

@@ -68,6 +68,7 @@ class ArenaServer:
             security_settings=_LOCAL_SECURITY if host in ("127.0.0.1", "localhost", "::1") else None,
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
+            json_response=True,
         )
         self._mcp = StreamableHTTPASGIApp(self._manager)
         self.app = Starlette(

@@ -39,9 +39,8 @@ async def run_episode(
         messages.append(ChatMessage(role="system", content=system_prompt))
     messages.append(ChatMessage(role="user", content=task))
     tools = toolbox.openai_tools()
-    trajectory = Trajectory(
-        task=task, messages=messages, tools=tools, model=model.name, metadata=dict(metadata or {})
-    )
+    trajectory = Trajectory(task=task, tools=tools, model=model.name, metadata=dict(metadata or {}))
+    trajectory.messages = messages
     usage = Usage()
     stop: StopReason = "max_turns"
     for turn in range(1, max_turns + 1):

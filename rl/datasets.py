@@ -1,0 +1,206 @@
+"""RL datasets from an environments directory: veRL parquet and TRL JSONL.
+
+Each row is one environment's task. veRL rows carry `prompt` (chat messages), `data_source`,
+`agent_name` (selecting this project's agent loop), `reward_model.ground_truth` (the env spec
+the F1 reward scores against) and `extra_info` (env id and distractor refs). Every per-row
+structure whose keys vary (the spec, the distractor list) is stored as a JSON string: parquet
+merges differing dict keys into one struct, and veRL would then read `None` for missing keys.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcp_servers import EnvLoadError, Environment, EnvSpec, find_envs, load_env
+from rl.distractors import Distractor, DistractorConfig, sample_distractors
+from rl.exceptions import DatasetError
+
+AGENT_NAME = "astra_mcp_agent"
+"""The `agent_name` under which `rl.verl` registers its agent loop."""
+
+SYSTEM_PROMPT = (
+    "You are a helpful assistant with access to tools. Call tools to look up every fact you need, "
+    "one step at a time, then answer the question concisely."
+)
+
+
+class RlTask(BaseModel):
+    """What one rollout needs: the environment to open, its distractors, the prompt and the spec to score."""
+
+    model_config = ConfigDict(frozen=True)
+
+    env_id: str
+    domain: str
+    prompt: list[dict[str, str]] = Field(description="Chat messages (system + user).")
+    distractors: list[str] = Field(default_factory=list, description="`<env_id>.<tool>` refs served with the env.")
+    spec: EnvSpec = Field(description="The environment spec (subtasks and answers) the reward scores against.")
+
+    @property
+    def distractor_names(self) -> list[str]:
+        """Tool names of the distractors, as the model sees them."""
+        return [ref.partition(".")[2] for ref in self.distractors]
+
+    def verl_row(self, index: int, split: str) -> dict[str, Any]:
+        """The veRL RL parquet row."""
+        return {
+            "data_source": f"astra/{self.domain}",
+            "agent_name": AGENT_NAME,
+            "prompt": self.prompt,
+            "ability": "tool_use",
+            "reward_model": {"style": "rule", "ground_truth": self.spec.model_dump_json(exclude_none=True)},
+            "extra_info": {"index": index, "split": split, "env_id": self.env_id, "distractors": json.dumps(self.distractors)},
+        }
+
+    def trl_row(self) -> dict[str, Any]:
+        """The TRL JSONL row; `environment` selects the env factory in GRPOTrainer's multi-environment mode."""
+        return {
+            "prompt": self.prompt,
+            "environment": self.env_id,
+            "env_id": self.env_id,
+            "distractors": json.dumps(self.distractors),
+            "ground_truth": self.spec.model_dump_json(exclude_none=True),
+        }
+
+    @classmethod
+    def from_verl(cls, row: dict[str, Any]) -> RlTask:
+        """Rebuild a task from a veRL row (as the agent loop receives it).
+
+        Raises:
+            DatasetError: naming the missing or malformed field.
+        """
+        try:
+            extra = row["extra_info"]
+            spec = EnvSpec.model_validate_json(row["reward_model"]["ground_truth"])
+            return cls(
+                env_id=extra["env_id"],
+                domain=spec.domain,
+                prompt=list(row.get("raw_prompt", row.get("prompt", []))),
+                distractors=json.loads(extra.get("distractors") or "[]"),
+                spec=spec,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DatasetError(f"row {row.get('extra_info', {}).get('index', '?')}: not an astra RL row: {exc}") from exc
+
+    @classmethod
+    def from_trl(cls, row: dict[str, Any]) -> RlTask:
+        """Rebuild a task from a TRL row."""
+        spec = EnvSpec.model_validate_json(row["ground_truth"])
+        return cls(
+            env_id=row["env_id"], domain=spec.domain, prompt=list(row["prompt"]),
+            distractors=json.loads(row.get("distractors") or "[]"), spec=spec,
+        )
+
+
+def load_envs(envs_dir: str | Path) -> list[Environment]:
+    """Every environment under `envs_dir`.
+
+    Raises:
+        DatasetError: when there is none or one fails to load (naming its file and field).
+    """
+    dirs = find_envs(envs_dir)
+    if not dirs:
+        raise DatasetError(f"{envs_dir}: no environments (expected */env.json)")
+    envs = []
+    for d in dirs:
+        try:
+            envs.append(load_env(d))
+        except EnvLoadError as exc:
+            raise DatasetError(str(exc)) from exc
+    return envs
+
+
+def build_tasks(
+    envs: Sequence[Environment],
+    distractors: dict[str, list[Distractor]] | None = None,
+    *,
+    system_prompt: str = SYSTEM_PROMPT,
+) -> list[RlTask]:
+    """One task per environment: its question as the user message, its sampled distractors."""
+    distractors = distractors or {}
+    return [
+        RlTask(
+            env_id=env.spec.id,
+            domain=env.spec.domain,
+            prompt=[{"role": "system", "content": system_prompt}, {"role": "user", "content": env.spec.task.question}],
+            distractors=[d.ref for d in distractors.get(env.spec.id, [])],
+            spec=env.spec,
+        )
+        for env in envs
+    ]
+
+
+class PrepareReport(BaseModel):
+    """What `prepare` wrote."""
+
+    train: int
+    val: int
+    files: list[str]
+    distractors_per_env: float
+
+
+def prepare(
+    envs_dir: str | Path,
+    out: str | Path,
+    *,
+    val_fraction: float = 0.1,
+    seed: int = 0,
+    distractors: DistractorConfig | None = None,
+    embedder: Any = None,
+    system_prompt: str = SYSTEM_PROMPT,
+) -> PrepareReport:
+    """Write `train.parquet`/`val.parquet` (veRL) and `train.jsonl`/`val.jsonl` (TRL) into `out`.
+
+    The split is by environment (seeded); validation gets at least one environment when
+    there are two or more. `distractors.json` records every environment's sample.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    envs = load_envs(envs_dir)
+    sampled = sample_distractors(envs, distractors or DistractorConfig(seed=seed), embedder=embedder)
+    tasks = build_tasks(envs, sampled, system_prompt=system_prompt)
+    order = list(range(len(tasks)))
+    random.Random(seed).shuffle(order)
+    n_val = min(len(tasks) - 1, max(1, round(len(tasks) * val_fraction))) if len(tasks) > 1 else 0
+    splits = {"val": [tasks[i] for i in order[:n_val]], "train": [tasks[i] for i in order[n_val:]]}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for split, rows in splits.items():
+        verl_rows = [t.verl_row(i, split) for i, t in enumerate(rows)]
+        pq.write_table(pa.Table.from_pylist(verl_rows), out / f"{split}.parquet")
+        with (out / f"{split}.jsonl").open("w", encoding="utf-8") as fh:
+            for t in rows:
+                fh.write(json.dumps(t.trl_row(), ensure_ascii=False) + "\n")
+        files += [str(out / f"{split}.parquet"), str(out / f"{split}.jsonl")]
+    (out / "distractors.json").write_text(
+        json.dumps({k: [d.model_dump() for d in v] for k, v in sampled.items()}, indent=1, sort_keys=True)
+    )
+    files.append(str(out / "distractors.json"))
+    total = sum(len(v) for v in sampled.values())
+    return PrepareReport(
+        train=len(splits["train"]), val=len(splits["val"]), files=files, distractors_per_env=total / max(1, len(envs))
+    )
+
+
+def read_trl_tasks(path: str | Path) -> list[RlTask]:
+    """Tasks from a TRL JSONL file written by `prepare`.
+
+    Raises:
+        DatasetError: naming the file and line of a malformed row.
+    """
+    tasks = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            tasks.append(RlTask.from_trl(json.loads(line)))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DatasetError(f"{path}:{lineno}: {exc}") from exc
+    return tasks

@@ -9,6 +9,7 @@ from __future__ import annotations
 from astra_cli._apps import app
 from astra_cli import env as _env  # noqa: F401
 from astra_cli import env_verify as _env_verify  # noqa: F401
+from astra_cli import sft as _sft  # noqa: F401
 
 __all__ = ["app", "main"]
 

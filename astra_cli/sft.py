@@ -1,0 +1,80 @@
+"""`astra sft synth`: tool documentation -> judged multi-turn SFT trajectories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from astra_cli._apps import sft_app
+
+
+@sft_app.command("synth")
+def synth(
+    out: Annotated[Path, typer.Option("--out", help="Output directory (stores, cache, stats.json, plots, sft.jsonl/parquet).")],
+    servers: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--servers",
+            help="Tool-doc source (repeatable): http(s):// MCP URL, 'stdio:COMMAND ARGS', an environment "
+            "directory (or a directory of them), or a .json/.jsonl file of OpenAI tool schemas / ASTRA server rows.",
+        ),
+    ] = None,
+    stage: Annotated[
+        list[str] | None,
+        typer.Option("--stage", help="Run only these stages (repeatable): ingest graph chains tasks score rollout judge export."),
+    ] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="JSON file of SftConfig fields.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (default $ASTRA_LLM_BASE_URL).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Generator model name (default $ASTRA_LLM_MODEL).")] = None,
+    agent_model: Annotated[str | None, typer.Option("--agent-model", help="Model playing rollouts (default: --model).")] = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Trajectory judge (default: --model).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (default $ASTRA_LLM_API_KEY).")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", help="Records and LLM requests in flight.")] = None,
+    max_rollouts_per_server: Annotated[int | None, typer.Option("--max-rollouts-per-server", help="Cap on rollouts per server.")] = None,
+    min_tools: Annotated[int | None, typer.Option("--min-tools", help="Drop servers with fewer usable tools (default 3).")] = None,
+    failure_rate: Annotated[float | None, typer.Option("--failure-rate", help="Emulator failure-injection rate (default 0.2).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache LLM responses.")] = False,
+) -> None:
+    """Synthesize SFT trajectories from tool docs; each stage resumes from the stores in --out."""
+    import anyio
+
+    from agent_sdk import OpenAIChatModel
+    from synth.sft import STAGES, SftConfig, SftPipeline
+
+    try:
+        fields = json.loads(config.read_text()) if config else {}
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(f"{config}: {exc}", param_hint="--config") from exc
+    overrides = {"concurrency": concurrency, "max_rollouts_per_server": max_rollouts_per_server, "min_tools": min_tools, "seed": seed}
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    if failure_rate is not None:
+        fields.setdefault("rollout", {}).setdefault("emulator", {})["failure_rate"] = failure_rate
+    cfg = SftConfig.model_validate(fields)
+    stages = stage or list(STAGES)
+    bad = [s for s in stages if s not in STAGES]
+    if bad:
+        raise typer.BadParameter(f"unknown stage(s) {bad}; choose from {list(STAGES)}", param_hint="--stage")
+
+    def backend(name: str | None) -> OpenAIChatModel:
+        return OpenAIChatModel(name, base_url=base_url, api_key=api_key, max_concurrency=cfg.concurrency)
+
+    generator = backend(model)
+    pipeline = SftPipeline(
+        out,
+        generator,
+        config=cfg,
+        agent_model=backend(agent_model) if agent_model else None,
+        judge_model=backend(judge_model) if judge_model else None,
+        use_cache=not no_cache,
+    )
+    try:
+        stats = anyio.run(pipeline.run, servers or None, stages)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(json.dumps({"funnel": stats["extra"].get("funnel", {}), "judge": stats["extra"].get("judge", {})}, indent=2))
+    typer.echo(f"wrote {out / 'stats.json'}, {out / 'sft.jsonl'}, {out / 'plots'}")

@@ -1,0 +1,176 @@
+"""Stage 2: the tool graph — LLM-proposed chains become weighted edges; walks sample chains.
+
+Per server, a model proposes plausible tasks with the tool sequence each needs; every pair
+of consecutive tools becomes a directed edge weighted by how often it was proposed, and
+first tools become weighted start nodes. Chains are then drawn by seeded, weighted,
+length-bounded random walks (optionally acyclic) instead of enumerating every path.
+Verification of the drawn chains lives in `_verify`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_sdk import ChatMessage, SamplingSettings
+from synth.core import StructuredResult, ask_structured
+from synth.sft._docs import ServerDoc
+
+
+class ToolGraph(BaseModel):
+    """Directed, weighted graph of tool successions for one server."""
+
+    server_id: str
+    nodes: list[str] = Field(description="Tool names.")
+    edges: dict[str, dict[str, float]] = Field(default_factory=dict, description="edges[a][b]: weight of a -> b.")
+    starts: dict[str, float] = Field(default_factory=dict, description="Weight of each tool as a chain's first step.")
+
+    def add_chain(self, chain: Sequence[str], weight: float = 1.0) -> None:
+        """Count one proposed chain: its first tool as a start, each consecutive pair as an edge."""
+        if not chain:
+            return
+        self.starts[chain[0]] = self.starts.get(chain[0], 0.0) + weight
+        for a, b in zip(chain, chain[1:], strict=False):
+            if a == b:
+                continue
+            row = self.edges.setdefault(a, {})
+            row[b] = row.get(b, 0.0) + weight
+
+    def has_edge(self, a: str, b: str) -> bool:
+        """Whether a -> b is an edge."""
+        return b in self.edges.get(a, {})
+
+    @property
+    def edge_count(self) -> int:
+        """Number of distinct directed edges."""
+        return sum(len(row) for row in self.edges.values())
+
+
+class WalkConfig(BaseModel):
+    """How chains are sampled from a graph."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chains_per_server: int = Field(default=8, ge=1, description="Distinct chains to draw per server (at most).")
+    min_length: int = Field(default=2, ge=1)
+    max_length: int = Field(default=4, ge=1)
+    acyclic: bool = Field(default=True, description="Never revisit a tool within one chain.")
+    seed: int = 0
+    attempts_per_chain: int = Field(default=20, ge=1, description="Walks tried per wanted chain before giving up.")
+
+
+def _pick(rng: random.Random, weights: dict[str, float]) -> str:
+    names = sorted(weights)
+    return rng.choices(names, weights=[weights[n] for n in names], k=1)[0]
+
+
+def sample_chains(graph: ToolGraph, config: WalkConfig) -> list[list[str]]:
+    """Distinct chains drawn by weighted random walks, each within [min_length, max_length].
+
+    Each walk draws a target length uniformly, starts at a start node (by start weight,
+    falling back to nodes with outgoing edges), follows outgoing edges by weight, and stops
+    at the target length or a dead end; walks shorter than `min_length` are discarded.
+    Deterministic for a given graph and seed.
+
+    Raises:
+        ValueError: when min_length > max_length.
+    """
+    if config.min_length > config.max_length:
+        raise ValueError(f"min_length {config.min_length} > max_length {config.max_length}")
+    rng = random.Random(config.seed)
+    starts = {n: w for n, w in graph.starts.items() if w > 0 and n in graph.nodes}
+    if not starts:
+        starts = {a: sum(row.values()) for a, row in graph.edges.items() if row}
+    if config.min_length == 1 and not starts:
+        starts = {n: 1.0 for n in graph.nodes}
+    if not starts:
+        return []
+    seen: set[tuple[str, ...]] = set()
+    chains: list[list[str]] = []
+    for _ in range(config.chains_per_server * config.attempts_per_chain):
+        if len(chains) >= config.chains_per_server:
+            break
+        target = rng.randint(config.min_length, config.max_length)
+        walk = [_pick(rng, starts)]
+        while len(walk) < target:
+            options = {b: w for b, w in graph.edges.get(walk[-1], {}).items() if w > 0 and not (config.acyclic and b in walk)}
+            if not options:
+                break
+            walk.append(_pick(rng, options))
+        key = tuple(walk)
+        if len(walk) >= config.min_length and key not in seen:
+            seen.add(key)
+            chains.append(walk)
+    return chains
+
+
+class ProposedChain(BaseModel):
+    """One plausible task and the tools it needs, in order."""
+
+    task: str = Field(min_length=8, description="A realistic user request.")
+    tools: list[str] = Field(min_length=1, description="Tool names in the order they would be called.")
+
+
+class ChainProposals(BaseModel):
+    """A batch of proposed tasks with their tool chains."""
+
+    chains: list[ProposedChain] = Field(min_length=1)
+
+
+_PROPOSE = """You design realistic tasks for an AI assistant that uses the tools of the server "{name}".
+{description}
+Tools:
+{tools}
+
+Propose {n} different, realistic user tasks that need SEVERAL of these tools in sequence, where later calls use what earlier calls returned (ids, names, values). For each task give the exact tool names in call order. Use only the tool names listed above."""
+
+
+def tool_lines(server: ServerDoc) -> str:
+    """The tools of `server` as compact `name(args): description` lines for prompts."""
+    lines = []
+    for tool in server.tools:
+        props = tool.parameters.get("properties", {})
+        args = ", ".join(f"{k}{'*' if k in tool.required else ''}" for k in props)
+        lines.append(f"- {tool.name}({args}): {tool.description}")
+    return "\n".join(lines)
+
+
+async def propose_graph(
+    model: object,
+    server: ServerDoc,
+    *,
+    rounds: int = 2,
+    per_round: int = 5,
+    seed: int = 0,
+) -> tuple[ToolGraph, list[StructuredResult[ChainProposals]]]:
+    """Ask the model `rounds` times for task/chain proposals and count them into a graph.
+
+    Proposals naming unknown tools are fed back as errors (and rejected if never fixed).
+    Returns the graph and every round's result (failed rounds included, for stats).
+    """
+    names = {t.name for t in server.tools}
+
+    def check(value: ChainProposals) -> str | None:
+        unknown = sorted({n for c in value.chains for n in c.tools if n not in names})
+        if unknown:
+            return f"unknown tool names {unknown}; use only: {sorted(names)}"
+        return None
+
+    graph = ToolGraph(server_id=server.id, nodes=sorted(names))
+    results = []
+    for r in range(rounds):
+        prompt = _PROPOSE.format(name=server.name, description=server.description, tools=tool_lines(server), n=per_round)
+        result = await ask_structured(
+            model,
+            [ChatMessage(role="user", content=prompt)],
+            ChainProposals,
+            check=check,
+            settings=SamplingSettings(temperature=0.8, seed=seed + r, max_tokens=1500),
+        )
+        results.append(result)
+        if result.value is not None:
+            for chain in result.value.chains:
+                graph.add_chain(chain.tools)
+    return graph, results

@@ -1,0 +1,362 @@
+"""`SftPipeline`: tool docs -> graph -> chains -> tasks -> rollouts -> judge -> SFT export.
+
+Every stage reads the previous stage's JSONL store in the output directory and appends its
+own as records finish, so any stage can run alone and a killed run resumes where it
+stopped (ids already accepted or rejected are skipped; LLM calls are served from the
+content-addressed cache). Rejections go to `rejected.jsonl` with reason codes; `stats.json`
+and the PNG plots are rewritten at the end of every run.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from synth.core import LLMCache, LLMCounts, MeteredModel, Stage, map_ordered, record_id, rejections_store
+from synth.sft._docs import ServerDoc
+from synth.sft._export import export_sft
+from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
+from synth.sft._ingest import ingest
+from synth.sft._judge import judge_trajectory
+from synth.sft._report import write_report
+from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, rollout
+from synth.sft._tasks import (
+    Augmentation,
+    SynthTask,
+    TaskThresholds,
+    augment,
+    chain_tasks,
+    load_personas,
+    pick_persona,
+    score_task,
+    server_tasks,
+)
+from synth.sft._verify import check_dependencies, vote_coherence
+
+STAGES = ("ingest", "graph", "chains", "tasks", "score", "rollout", "judge", "export")
+"""Stage names, in order (`astra sft synth --stage NAME`)."""
+
+_FILES = {
+    "ingest": "servers",
+    "graph": "graphs",
+    "chains": "chains",
+    "tasks": "tasks",
+    "score": "scored",
+    "rollout": "rollouts",
+    "judge": "judged",
+    "export": "exported",
+}
+
+
+class SftConfig(BaseModel):
+    """Every knob of the SFT pipeline, with ASTRA-like defaults sized for a small run."""
+
+    min_tools: int = Field(default=3, ge=1, description="Servers with fewer usable tools are dropped.")
+    group_envs: bool = Field(default=True, description="Serve same-domain environments together as one server.")
+    graph_rounds: int = Field(default=2, ge=1, description="Chain-proposal requests per server.")
+    proposals_per_round: int = Field(default=5, ge=1)
+    walk: WalkConfig = Field(default_factory=WalkConfig)
+    votes: int = Field(default=3, ge=1, description="Coherence votes per chain (strict majority needed).")
+    tasks_per_chain: int = Field(default=2, ge=1)
+    server_tasks: int = Field(default=2, ge=0, description="Server-only tasks per server (0: none).")
+    server_task_k: int = Field(default=2, ge=1, description="Tools a server-only task must need.")
+    augment: list[Augmentation] = Field(default_factory=lambda: ["diverse", "complicate", "persona"])
+    personas: str | None = Field(default="examples/personas.jsonl", description="JSONL of {persona}.")
+    thresholds: TaskThresholds = Field(default_factory=TaskThresholds)
+    max_rollouts_per_server: int | None = Field(default=None, ge=1, description="Cap on kept tasks rolled out per server.")
+    rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    judge_threshold: float = Field(default=0.6, ge=0.0, le=1.0, description="Minimum judge score exported.")
+    concurrency: int = Field(default=8, ge=1, description="Records processed concurrently (and LLM requests in flight).")
+    seed: int = 0
+
+
+class SftPipeline:
+    """The SFT synthesis pipeline over one output directory.
+
+    Args:
+        out: the output directory (stores, cache, stats, plots, exports).
+        model: generator `ChatModel` (graph, verification, tasks, scores, emulator).
+        config: pipeline configuration.
+        agent_model: the model playing rollouts (default: `model`).
+        judge_model: the trajectory judge (default: `model`).
+        use_cache: cache LLM responses under `out/cache`.
+        show_progress: progress bars (default: when stderr is a terminal).
+    """
+
+    def __init__(
+        self,
+        out: str | Path,
+        model: Any,
+        *,
+        config: SftConfig | None = None,
+        agent_model: Any = None,
+        judge_model: Any = None,
+        use_cache: bool = True,
+        show_progress: bool | None = None,
+    ) -> None:
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.config = config or SftConfig()
+        cache = LLMCache(self.out / "cache") if use_cache else None
+        limit = self.config.concurrency
+        self.model = MeteredModel(model, cache=cache, max_concurrency=limit)
+        self.agent_model = MeteredModel(agent_model or model, cache=cache, max_concurrency=limit)
+        self.judge_model = MeteredModel(judge_model or model, cache=cache, max_concurrency=limit)
+        self.show_progress = show_progress
+        self.rejected = rejections_store(self.out)
+        self.stages = {name: Stage.open(self.out, _FILES[name], self.rejected) for name in STAGES}
+        self.emulator_stats: dict[str, Any] = {}
+        self.ingest_issues: list[dict[str, Any]] = []
+
+    def _servers(self) -> list[ServerDoc]:
+        return [ServerDoc.model_validate(r) for r in self.stages["ingest"].out.records()]
+
+    async def _map(self, items: list[Any], fn: Any, description: str) -> None:
+        await map_ordered(items, fn, limit=self.config.concurrency, description=description, show_progress=self.show_progress)
+
+    async def run(self, specs: list[str] | None = None, stages: list[str] | tuple[str, ...] = STAGES) -> dict[str, Any]:
+        """Run `stages` in order (each reads the previous stage's store) and write stats and plots.
+
+        Raises:
+            ValueError: for an unknown stage name, or `ingest` without specs and no earlier ingest.
+        """
+        unknown = [s for s in stages if s not in STAGES]
+        if unknown:
+            raise ValueError(f"unknown stage(s) {unknown}; stages are {list(STAGES)}")
+        started = time.monotonic()
+        before = self._llm_counts()
+        for name in STAGES:
+            if name not in stages:
+                continue
+            if name == "ingest":
+                await self.ingest(specs)
+            else:
+                await getattr(self, f"stage_{name}")()
+        llm = self._llm_counts()
+        delta = LLMCounts(**{k: getattr(llm, k) - getattr(before, k) for k in LLMCounts.model_fields})
+        return write_report(self, llm=delta, wall_time_s=time.monotonic() - started)
+
+    def _llm_counts(self) -> LLMCounts:
+        models = {id(m): m for m in (self.model, self.agent_model, self.judge_model)}
+        total = LLMCounts()
+        for m in models.values():
+            total = total + m.counts
+        return total
+
+    async def ingest(self, specs: list[str] | None) -> None:
+        """Stage 1: read tool docs from `specs` into `servers.jsonl` (drops to rejected.jsonl)."""
+        stage = self.stages["ingest"]
+        if not specs:
+            if len(stage.out):
+                return
+            raise ValueError("the ingest stage needs --servers (no servers.jsonl in the output directory yet)")
+        result = await ingest(specs, min_tools=self.config.min_tools, group_envs=self.config.group_envs)
+        for server in result.servers:
+            stage.accept(server)
+        for drop in result.dropped:
+            stage.reject(record_id([drop.ref, drop.name], "drop-"), drop.reason, f"{drop.ref} {drop.name}: {drop.detail}")
+        self.ingest_issues = [i.model_dump() for i in result.tool_issues]
+
+    async def stage_graph(self) -> None:
+        """Stage 2a: propose chains per server and build its tool graph (`graphs.jsonl`)."""
+        stage = self.stages["graph"]
+        todo = [s for s in self._servers() if not stage.done(s.id)]
+
+        async def one(server: ServerDoc) -> None:
+            graph, results = await propose_graph(
+                self.model, server, rounds=self.config.graph_rounds, per_round=self.config.proposals_per_round, seed=self.config.seed
+            )
+            failed = [f"{r.reason_code}: {r.detail[:200]}" for r in results if not r.ok]
+            if graph.edge_count == 0:
+                stage.reject(server.id, "no_edges", "; ".join(failed) or "no proposal chained two tools")
+                return
+            stage.accept({"id": server.id, "graph": graph.model_dump(), "rounds_ok": len(results) - len(failed), "rounds_failed": failed})
+
+        await self._map(todo, one, "graph")
+
+    async def stage_chains(self) -> None:
+        """Stage 2b: sample chains by random walks; keep those passing the dependency check and vote."""
+        stage = self.stages["chains"]
+        servers = {s.id: s for s in self._servers()}
+        todo: list[tuple[ServerDoc, list[str], str]] = []
+        for record in self.stages["graph"].out.records():
+            graph = ToolGraph.model_validate(record["graph"])
+            server = servers.get(graph.server_id)
+            if server is None:
+                continue
+            walk = self.config.walk.model_copy(update={"seed": int(record_id([self.config.seed, server.id])[:8], 16)})
+            for chain in sample_chains(graph, walk):
+                chain_id = record_id([server.id, chain], "chain-")
+                if not stage.done(chain_id):
+                    todo.append((server, chain, chain_id))
+
+        async def one(item: tuple[ServerDoc, list[str], str]) -> None:
+            server, chain, chain_id = item
+            deps = check_dependencies(server, chain)
+            if not deps.ok:
+                stage.reject(chain_id, "dependency_unmet", f"{' -> '.join(chain)}: nothing provides {', '.join(deps.missing)}")
+                return
+            vote = await vote_coherence(self.model, server, chain, voters=self.config.votes, seed=self.config.seed)
+            if not vote.ok:
+                detail = f"{' -> '.join(chain)}: yes={vote.yes} no={vote.no} invalid={vote.invalid}; " + " | ".join(vote.reasons)
+                stage.reject(chain_id, "incoherent", detail)
+                return
+            stage.accept({"id": chain_id, "server_id": server.id, "chain": chain, "vote": vote.model_dump()})
+
+        await self._map(todo, one, "chains")
+
+    def _unit_done(self, unit: str) -> bool:
+        stage = self.stages["tasks"]
+        return f"tasks:{unit}" in self.rejected or any(r.get("unit") == unit for r in stage.out.records())
+
+    async def stage_tasks(self) -> None:
+        """Stage 3a: chain-conditioned and server-only tasks, then augmentations (`tasks.jsonl`)."""
+        stage = self.stages["tasks"]
+        cfg = self.config
+        servers = {s.id: s for s in self._servers()}
+        graphed = [servers[r["id"]] for r in self.stages["graph"].out.records() if r["id"] in servers]
+        personas = load_personas(cfg.personas) if cfg.personas and "persona" in cfg.augment else []
+        units: list[tuple[str, Any]] = [("chain", r) for r in self.stages["chains"].out.records()]
+        units += [("server", s) for s in graphed] if cfg.server_tasks else []
+
+        async def one(unit: tuple[str, Any]) -> None:
+            kind, item = unit
+            if kind == "chain":
+                unit_id = f"gen:{item['id']}"
+                server = servers[item["server_id"]]
+                if not self._unit_done(unit_id):
+                    tasks, result = await chain_tasks(
+                        self.model, server, item["chain"], item["vote"]["tasks"], n=cfg.tasks_per_chain, seed=cfg.seed
+                    )
+                    self._keep(stage, unit_id, tasks, result)
+            else:
+                server = item
+                unit_id = f"gen:{server.id}"
+                if not self._unit_done(unit_id):
+                    tasks, result = await server_tasks(self.model, server, n=cfg.server_tasks, k=cfg.server_task_k, seed=cfg.seed)
+                    self._keep(stage, unit_id, tasks, result)
+            bases = [SynthTask.model_validate(r) for r in stage.out.records() if r.get("unit") == unit_id]
+            for base in bases:
+                for mode in cfg.augment:
+                    aug_id = f"aug:{base.id}:{mode}"
+                    if self._unit_done(aug_id):
+                        continue
+                    persona = pick_persona(personas, base.id, cfg.seed) if mode == "persona" else None
+                    if mode == "persona" and persona is None:
+                        continue
+                    task, result = await augment(self.model, base, mode, persona=persona, seed=cfg.seed)
+                    self._keep(stage, aug_id, [task] if task else [], result)
+
+        await self._map(units, one, "tasks")
+
+    def _keep(self, stage: Stage, unit: str, tasks: list[SynthTask], result: Any) -> None:
+        if not tasks:
+            stage.reject(unit, result.reason_code or "no_tasks", result.detail)
+            return
+        for task in tasks:
+            stage.accept(task.model_copy(update={"unit": unit}))
+
+    async def stage_score(self) -> None:
+        """Stage 3b: score every task; keep those at or above every threshold (`scored.jsonl`)."""
+        stage = self.stages["score"]
+        servers = {s.id: s for s in self._servers()}
+        todo = [SynthTask.model_validate(r) for r in self.stages["tasks"].out.records() if not stage.done(r["id"])]
+
+        async def one(task: SynthTask) -> None:
+            result = await score_task(self.model, servers[task.server_id], task, seed=self.config.seed)
+            if result.value is None:
+                stage.reject(task.id, "score_failed", f"{result.reason_code}: {result.detail}")
+                return
+            below = self.config.thresholds.failures(result.value)
+            if below:
+                scores = result.value.model_dump(exclude={"reason"})
+                stage.reject(task.id, "below_threshold", f"{', '.join(below)} in {scores}: {result.value.reason[:300]}")
+                return
+            stage.accept(task.model_copy(update={"scores": result.value}))
+
+        await self._map(todo, one, "score")
+
+    def _rollout_tasks(self) -> list[SynthTask]:
+        kept = [SynthTask.model_validate(r) for r in self.stages["score"].out.records()]
+        cap = self.config.max_rollouts_per_server
+        if cap is None:
+            return kept
+        per: dict[str, int] = {}
+        chosen = []
+        for task in kept:
+            if per.get(task.server_id, 0) < cap:
+                per[task.server_id] = per.get(task.server_id, 0) + 1
+                chosen.append(task)
+        return chosen
+
+    async def stage_rollout(self) -> None:
+        """Stage 4: play each kept task with the agent over MCP (`rollouts.jsonl`)."""
+        stage = self.stages["rollout"]
+        todo = [t for t in self._rollout_tasks() if not stage.done(f"traj-{t.id.removeprefix('task-')}")]
+        if not todo:
+            return
+        needed = {t.server_id for t in todo}
+        servers = [s for s in self._servers() if s.id in needed]
+        async with RolloutServers(servers, self.model, self.config.rollout) as targets:
+
+            async def one(task: SynthTask) -> None:
+                traj_id = f"traj-{task.id.removeprefix('task-')}"
+                try:
+                    record = await rollout(self.agent_model, targets, task, self.config.rollout, seed=self.config.seed)
+                except Exception as exc:  # noqa: BLE001 - a failed rollout is data, not a crash
+                    stage.reject(traj_id, "rollout_error", f"{type(exc).__name__}: {exc}")
+                    return
+                t = record.trajectory
+                if t.stop_reason == "model_error":
+                    stage.reject(traj_id, "model_error", t.error or "")
+                elif not t.tool_calls:
+                    stage.reject(traj_id, "no_tool_calls", (t.final_answer or "")[:300])
+                elif t.stop_reason != "final_answer":
+                    stage.reject(traj_id, "no_final_answer", f"stopped by {t.stop_reason} after {len(t.tool_calls)} calls")
+                else:
+                    stage.accept(record)
+
+            await self._map(todo, one, "rollout")
+            self.emulator_stats = {sid: e.stats.model_dump() for sid, e in targets.emulators.items()}
+
+    async def stage_judge(self) -> None:
+        """Stage 5: judge each trajectory on seven dimensions; unjudged ones are excluded (`judged.jsonl`)."""
+        stage = self.stages["judge"]
+        verdicts = self.verdict_store()
+        todo = [TrajectoryRecord.model_validate(r) for r in self.stages["rollout"].out.records() if not stage.done(r["id"])]
+
+        async def one(record: TrajectoryRecord) -> None:
+            verdict = await judge_trajectory(
+                self.judge_model, record.openai_messages(), error_call_ids=set(record.error_call_ids), seed=self.config.seed
+            )
+            verdicts.append({"id": record.id, **verdict.model_dump()})
+            if not verdict.judged:
+                stage.reject(record.id, "unjudged", f"missing {verdict.missing}; {verdict.failure}")
+                return
+            stage.accept({"id": record.id, "task_id": record.task_id, "server_id": record.server_id, **verdict.model_dump()})
+
+        await self._map(todo, one, "judge")
+
+    def verdict_store(self) -> Any:
+        """Every judge verdict, judged or not (`judge_verdicts.jsonl`), for per-dimension exclusion rates."""
+        from synth.core import JsonlStore
+
+        return JsonlStore(self.out / "judge_verdicts.jsonl")
+
+    async def stage_export(self) -> None:
+        """Stage 6: export trajectories scoring at least the threshold to `sft.jsonl` and `sft.parquet`."""
+        stage = self.stages["export"]
+        threshold = self.config.judge_threshold
+        for record in self.stages["judge"].out.records():
+            if stage.done(record["id"]):
+                continue
+            if record["score"] >= threshold:
+                stage.accept({"id": record["id"], "score": record["score"]})
+            else:
+                stage.reject(record["id"], "below_threshold", f"score {record['score']:.3f} < {threshold}")
+        rollouts = self.stages["rollout"].out
+        kept = [TrajectoryRecord.model_validate(rollouts.get(r["id"])).trajectory for r in stage.out.records()]
+        export_sft(kept, self.out)

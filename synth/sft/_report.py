@@ -1,0 +1,122 @@
+"""`stats.json` and PNG plots of an SFT run, computed from the stage stores (so resume-safe).
+
+The funnel (servers, chains sampled/verified, tasks generated/kept, trajectories rolled
+out/judged/kept), mean tool calls per trajectory, the per-dimension judge exclusion rates,
+and plots of the funnel and of the calls-per-trajectory and turns distributions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from synth.core import LLMCounts, PipelineStats
+from synth.sft._judge import DIMENSIONS
+
+if TYPE_CHECKING:
+    from synth.sft._pipeline import SftPipeline
+
+
+def _trajectory_shape(records: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
+    calls = [sum(len(s.get("calls", [])) for s in r["trajectory"]["steps"]) for r in records]
+    turns = [len(r["trajectory"]["steps"]) for r in records]
+    return calls, turns
+
+
+def judge_exclusions(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per dimension: how many verdicts lacked it, and that as a rate of all verdicts."""
+    n = len(verdicts)
+    missing = Counter(d for v in verdicts for d in v.get("missing", []))
+    return {
+        "verdicts": n,
+        "unjudged": sum(1 for v in verdicts if not v.get("judged")),
+        "unjudged_rate": round(sum(1 for v in verdicts if not v.get("judged")) / n, 4) if n else 0.0,
+        "per_dimension": {d: {"missing": missing.get(d, 0), "exclusion_rate": round(missing.get(d, 0) / n, 4) if n else 0.0} for d in DIMENSIONS},
+    }
+
+
+def _mean(values: list[int | float]) -> float:
+    return round(sum(values) / len(values), 3) if values else 0.0
+
+
+def write_report(pipeline: SftPipeline, *, llm: LLMCounts, wall_time_s: float) -> dict[str, Any]:
+    """Write `stats.json` and the plots; returns the stats as a dict."""
+    st = pipeline.stages
+    rollouts = st["rollout"].out.records()
+    exported_ids = {r["id"] for r in st["export"].out.records()}
+    calls, turns = _trajectory_shape(rollouts)
+    kept_calls, _ = _trajectory_shape([r for r in rollouts if r["id"] in exported_ids])
+    judged = st["judge"].out.records()
+    funnel = {
+        "servers_ingested": len(st["ingest"].out),
+        "servers_dropped": len(st["ingest"].rejections()),
+        "servers_graphed": len(st["graph"].out),
+        "chains_sampled": len(st["chains"].out) + len(st["chains"].rejections()),
+        "chains_verified": len(st["chains"].out),
+        "tasks_generated": len(st["tasks"].out),
+        "tasks_kept": len(st["score"].out),
+        "trajectories_rolled_out": len(st["rollout"].out) + len(st["rollout"].rejections()),
+        "trajectories_complete": len(rollouts),
+        "trajectories_judged": len(judged),
+        "trajectories_kept": len(exported_ids),
+    }
+    tasks = st["tasks"].out.records()
+    extra = {
+        "funnel": funnel,
+        "mean_calls_per_trajectory": _mean(calls),
+        "mean_calls_per_kept_trajectory": _mean(kept_calls),
+        "calls_per_trajectory": dict(sorted(Counter(calls).items())),
+        "turns_per_trajectory": dict(sorted(Counter(turns).items())),
+        "mean_judge_score": _mean([r["score"] for r in judged]),
+        "judge": judge_exclusions(pipeline.verdict_store().records()),
+        "tasks_by_kind": dict(Counter(f"{t['kind']}/{t['augmentation']}" for t in tasks)),
+        "rollout_backends": dict(Counter(r["backend"] for r in rollouts)),
+        "emulator_last_run": pipeline.emulator_stats,
+        "ingest_tool_issues_last_run": pipeline.ingest_issues,
+    }
+    stats = PipelineStats.finish(
+        pipeline.out / "stats.json",
+        pipeline="sft",
+        stages=[st[name] for name in st],
+        llm=llm,
+        wall_time_s=wall_time_s,
+        input_records=funnel["servers_ingested"] + funnel["servers_dropped"],
+        outputs=len(exported_ids),
+        extra=extra,
+    )
+    plot(pipeline.out, funnel, calls, turns)
+    return stats.model_dump(mode="json")
+
+
+def plot(out: Path, funnel: dict[str, int], calls: list[int], turns: list[int]) -> list[Path]:
+    """`plots/funnel.png` and `plots/distributions.png` (calls and turns per trajectory)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory = out / "plots"
+    directory.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    names = list(funnel)
+    ax.barh(names[::-1], [funnel[n] for n in names][::-1], color="#4C72B0")
+    for i, n in enumerate(names[::-1]):
+        ax.text(funnel[n], i, f" {funnel[n]}", va="center")
+    ax.set_title("SFT synthesis funnel")
+    fig.tight_layout()
+    funnel_path = directory / "funnel.png"
+    fig.savefig(funnel_path, dpi=100)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    for ax, values, title in ((axes[0], calls, "tool calls per trajectory"), (axes[1], turns, "turns per trajectory")):
+        if values:
+            ax.hist(values, bins=range(0, max(values) + 2), color="#55A868", edgecolor="white", align="left")
+        ax.set_title(title)
+        ax.set_ylabel("trajectories")
+    fig.tight_layout()
+    dist_path = directory / "distributions.png"
+    fig.savefig(dist_path, dpi=100)
+    plt.close(fig)
+    return [funnel_path, dist_path]

@@ -1,0 +1,146 @@
+"""Stage 4: roll tasks out with agent_sdk's `Agent` against real MCP servers, or the emulator.
+
+`RolloutServers` holds one MCP server per `ServerDoc` for the duration of the stage:
+
+- `env` sources: an `mcp_servers.EnvServer` on a shared `LocalSandbox`, serving the first
+  environment plus the other grouped environments' tools (each call runs in the sandboxed
+  instance of its own environment; every MCP connection gets fresh instances);
+- `mcp_http` / `mcp_stdio` sources: the live server itself;
+- doc-only sources: a `ToolEmulator` answering with the generator model.
+
+Every rollout opens its own MCP connection (a fresh session), so rollouts never share state.
+Full multi-turn trajectories are kept, never split into single steps.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from typing import Any
+
+from mcp import StdioServerParameters
+from mcp.server import Server
+from pydantic import BaseModel, Field
+
+from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox, Trajectory
+from mcp_servers import Binding, EnvServer, LocalSandbox, load_env
+from mcp_servers._emulator import EmulatedTool, EmulatorConfig, ToolEmulator
+from synth.sft._docs import ServerDoc
+from synth.sft._ingest import mcp_target
+from synth.sft._tasks import SynthTask
+
+Target = str | StdioServerParameters | Server
+
+
+class RolloutConfig(BaseModel):
+    """How rollouts run."""
+
+    max_turns: int = Field(default=8, ge=1, description="Model requests per episode.")
+    tool_timeout_s: float = Field(default=30.0, gt=0)
+    temperature: float = 0.7
+    max_tokens: int = Field(default=768, ge=16)
+    emulator: EmulatorConfig = Field(default_factory=EmulatorConfig)
+    system_prompt: str = (
+        "You are a helpful assistant with tools. Call tools to look up what you need, check each "
+        "result (tools can fail; retry or work around errors), then give a short final answer "
+        "based only on what the tools returned."
+    )
+
+
+class TrajectoryRecord(BaseModel):
+    """One rollout, as stored in `rollouts.jsonl`."""
+
+    id: str
+    task_id: str
+    server_id: str
+    backend: str = Field(description="env | live | emulator")
+    trajectory: Trajectory
+    error_call_ids: list[str] = Field(default_factory=list, description="Tool calls whose result was an error.")
+
+    @property
+    def calls(self) -> int:
+        """Number of tool calls."""
+        return len(self.trajectory.tool_calls)
+
+    def openai_messages(self) -> list[dict[str, Any]]:
+        """The conversation in OpenAI chat format."""
+        return [m.to_openai() for m in self.trajectory.messages]
+
+
+class RolloutServers:
+    """The MCP servers rollouts connect to, one per `ServerDoc`; an async context manager.
+
+    Args:
+        servers: the servers rollouts will need.
+        emulator_model: the model answering doc-only tools.
+        config: rollout configuration (the emulator's included).
+        sandbox: an open sandbox to reuse (else one is opened when an env source is present).
+    """
+
+    def __init__(self, servers: list[ServerDoc], emulator_model: Any, config: RolloutConfig, *, sandbox: LocalSandbox | None = None) -> None:
+        self._servers = {s.id: s for s in servers}
+        self._model = emulator_model
+        self._config = config
+        self._sandbox = sandbox
+        self._targets: dict[str, tuple[Target, str]] = {}
+        self.emulators: dict[str, ToolEmulator] = {}
+        self._stack = AsyncExitStack()
+
+    async def __aenter__(self) -> RolloutServers:
+        needs_sandbox = any(s.source.kind == "env" for s in self._servers.values())
+        if needs_sandbox and self._sandbox is None:
+            self._sandbox = await self._stack.enter_async_context(LocalSandbox())
+        for server in self._servers.values():
+            self._targets[server.id] = self._build(server)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    def _build(self, server: ServerDoc) -> tuple[Target, str]:
+        if server.source.kind == "env":
+            envs = [load_env(d) for d in (server.source.envs or [server.source.ref])]
+            binding = Binding(envs[0], tuple((env, tool) for env in envs[1:] for tool in env.spec.tools))
+            assert self._sandbox is not None
+            return EnvServer(self._sandbox, lambda _ctx: binding, name=envs[0].spec.id).server, "env"
+        if server.source.runnable:
+            return mcp_target(server.source), "live"
+        emulator = ToolEmulator(
+            [
+                EmulatedTool(name=t.name, description=t.description, input_schema=t.parameters, output_schema=t.output_schema)
+                for t in server.tools
+            ],
+            self._model,
+            name=server.name,
+            description=server.description,
+            config=self._config.emulator,
+            message_factory=ChatMessage,
+            settings=SamplingSettings(temperature=0.3, max_tokens=600, seed=self._config.emulator.seed),
+        )
+        self.emulators[server.id] = emulator
+        return emulator.server, "emulator"
+
+    def target(self, server_id: str) -> tuple[Target, str]:
+        """What to connect to for `server_id`, and the backend kind (env | live | emulator)."""
+        return self._targets[server_id]
+
+
+async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig, *, seed: int = 0) -> TrajectoryRecord:
+    """Play `task` once with a fresh MCP session.
+
+    Raises:
+        agent_sdk.exceptions.ToolboxError: when the server cannot be reached.
+    """
+    target, backend = servers.target(task.server_id)
+    settings = SamplingSettings(temperature=config.temperature, max_tokens=config.max_tokens, seed=seed)
+    async with Toolbox(target, timeout_s=config.tool_timeout_s) as toolbox:
+        agent = Agent(model, toolbox, system_prompt=config.system_prompt, max_turns=config.max_turns, settings=settings)
+        trajectory = await agent.run(task.question, metadata={"task_id": task.id, "server_id": task.server_id})
+    errors = [r.call.id for r in trajectory.tool_calls if not r.result.ok]
+    return TrajectoryRecord(
+        id=f"traj-{task.id.removeprefix('task-')}",
+        task_id=task.id,
+        server_id=task.server_id,
+        backend=backend,
+        trajectory=trajectory,
+        error_call_ids=errors,
+    )

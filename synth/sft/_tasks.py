@@ -1,0 +1,270 @@
+"""Stage 3: tasks — chain-conditioned and server-only questions, augmentation, quality scores.
+
+Chain-conditioned tasks are written for one verified chain and must need every tool in it;
+server-only tasks need at least `k` of the server's tools. Each base task can be augmented:
+`diverse` (new context, same tools), `complicate` (more constraints), `persona` (rewritten in
+the voice of a persona from a small local file). A task in a different language than its
+server is rejected, and every task is scored on question quality, scenario realism and
+tool-use necessity; only tasks at or above every per-score threshold are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_sdk import ChatMessage, SamplingSettings
+from synth.core import StructuredResult, ask_structured, record_id
+from synth.sft._docs import ServerDoc
+from synth.sft._graph import tool_lines
+
+Augmentation = Literal["none", "diverse", "complicate", "persona"]
+
+
+class TaskScores(BaseModel):
+    """Scores (1-5) of one task."""
+
+    question_quality: int = Field(ge=1, le=5, description="Clear, specific, self-contained, answerable.")
+    scenario_realism: int = Field(ge=1, le=5, description="A real person would plausibly ask this.")
+    tool_necessity: int = Field(ge=1, le=5, description="Cannot be answered without calling the tools.")
+    reason: str = ""
+
+
+class TaskThresholds(BaseModel):
+    """Minimum score per dimension for a task to be kept."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question_quality: int = Field(default=3, ge=1, le=5)
+    scenario_realism: int = Field(default=3, ge=1, le=5)
+    tool_necessity: int = Field(default=3, ge=1, le=5)
+
+    def failures(self, scores: TaskScores) -> list[str]:
+        """Names of the dimensions below threshold."""
+        return [k for k in type(self).model_fields if getattr(scores, k) < getattr(self, k)]
+
+
+class SynthTask(BaseModel):
+    """A generated task."""
+
+    id: str
+    server_id: str
+    kind: Literal["chain", "server"]
+    question: str
+    target_tools: list[str]
+    chain: list[str] | None = None
+    augmentation: Augmentation = "none"
+    parent: str | None = Field(default=None, description="The base task an augmentation rewrote.")
+    persona: str | None = None
+    language: str = "en"
+    unit: str = Field(default="", description="The generation unit that produced it (for resuming).")
+    scores: TaskScores | None = None
+
+
+def detect_language(text: str) -> str:
+    """'zh' when the text is mostly CJK, 'ja' for kana, else 'en' (enough to catch a switched language)."""
+    cjk = len(re.findall(r"[\u3400-\u9fff]", text))
+    kana = len(re.findall(r"[\u3040-\u30ff]", text))
+    letters = len(re.findall(r"[A-Za-z]", text))
+    if kana > 3:
+        return "ja"
+    return "zh" if cjk * 3 > letters and cjk > 3 else "en"
+
+
+def language_problem(text: str, language: str) -> str | None:
+    """An error when `text` is not in `language` (only en/zh/ja are told apart)."""
+    found = detect_language(text)
+    want = language if language in ("en", "zh", "ja") else "en"
+    return None if found == want else f"the question is in {found!r} but must be in {want!r}"
+
+
+def load_personas(path: str | Path) -> list[str]:
+    """Personas from a JSONL file of `{"persona": "..."}` lines.
+
+    Raises:
+        ValueError: naming the file and line of a malformed record.
+    """
+    personas = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)["persona"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{lineno}: expected {{\"persona\": \"...\"}}: {exc}") from exc
+        personas.append(str(value))
+    return personas
+
+
+class _Questions(BaseModel):
+    questions: list[str] = Field(min_length=1)
+
+
+class _ServerTask(BaseModel):
+    question: str = Field(min_length=8)
+    tools: list[str] = Field(min_length=1)
+
+
+class _ServerTasks(BaseModel):
+    tasks: list[_ServerTask] = Field(min_length=1)
+
+
+class _Rewrite(BaseModel):
+    question: str = Field(min_length=8)
+
+
+_LANG = {"en": "English", "zh": "Chinese", "ja": "Japanese"}
+
+_CHAIN = """Write {n} realistic, self-contained user requests for an assistant with the tools of "{name}" ({description}).
+Each request must need ALL of these tools, in this order: {chain}
+(later calls use what earlier calls return). Tool documentation:
+{tools}
+Ideas: {sketches}
+Include the concrete details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}."""
+
+_SERVER = """Write {n} realistic, self-contained user requests for an assistant with these tools of "{name}" ({description}):
+{tools}
+Each request must need at least {k} different tools. For each, list the tool names it needs. Include the concrete details a user would know; never mention tool names. Write in {language}."""
+
+_AUGMENT = {
+    "diverse": "Rewrite the request for a different situation and context (new names, places, goals) that needs the same tools.",
+    "complicate": "Rewrite the request adding one or two realistic constraints or conditions (budgets, preferences, deadlines, comparisons) so it needs more careful tool use, still with the same tools.",
+    "persona": "Rewrite the request as this person would ask it, in their voice and circumstances: {persona}",
+}
+
+_SCORE = """Score this user request for an assistant with the tools of "{name}":
+{tools}
+
+Request: {question}
+Tools it is meant to need: {target}
+
+Score 1-5 each: question_quality (clear, specific, self-contained, answerable), scenario_realism (a real person would ask it), tool_necessity (it cannot be answered without calling those tools). Be strict."""
+
+
+def _settings(seed: int, temperature: float = 0.8) -> SamplingSettings:
+    return SamplingSettings(temperature=temperature, seed=seed, max_tokens=1200)
+
+
+async def chain_tasks(
+    model: object, server: ServerDoc, chain: list[str], sketches: list[str], *, n: int = 2, seed: int = 0
+) -> tuple[list[SynthTask], StructuredResult[_Questions]]:
+    """Tasks that need exactly `chain` (language checked on every question)."""
+    prompt = _CHAIN.format(
+        n=n,
+        name=server.name,
+        description=server.description,
+        chain=" -> ".join(chain),
+        tools=tool_lines(server),
+        sketches="; ".join(sketches) or "(none)",
+        language=_LANG.get(server.language, server.language),
+    )
+
+    def check(value: _Questions) -> str | None:
+        return next((p for q in value.questions if (p := language_problem(q, server.language))), None)
+
+    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _Questions, check=check, settings=_settings(seed))
+    tasks = []
+    for q in (result.value.questions if result.value else [])[:n]:
+        tasks.append(
+            SynthTask(
+                id=record_id([server.id, chain, q], "task-"),
+                server_id=server.id,
+                kind="chain",
+                question=q.strip(),
+                target_tools=list(dict.fromkeys(chain)),
+                chain=chain,
+                language=server.language,
+            )
+        )
+    return tasks, result
+
+
+async def server_tasks(
+    model: object, server: ServerDoc, *, n: int = 2, k: int = 2, seed: int = 0
+) -> tuple[list[SynthTask], StructuredResult[_ServerTasks]]:
+    """Tasks that need at least `k` of the server's tools."""
+    names = {t.name for t in server.tools}
+    prompt = _SERVER.format(
+        n=n,
+        name=server.name,
+        description=server.description,
+        tools=tool_lines(server),
+        k=k,
+        language=_LANG.get(server.language, server.language),
+    )
+
+    def check(value: _ServerTasks) -> str | None:
+        for t in value.tasks:
+            unknown = sorted(set(t.tools) - names)
+            if unknown:
+                return f"unknown tool names {unknown}; use only {sorted(names)}"
+            if len(set(t.tools)) < k:
+                return f"each task must need at least {k} different tools; {t.tools} has {len(set(t.tools))}"
+            if problem := language_problem(t.question, server.language):
+                return problem
+        return None
+
+    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=check, settings=_settings(seed))
+    tasks = [
+        SynthTask(
+            id=record_id([server.id, t.question], "task-"),
+            server_id=server.id,
+            kind="server",
+            question=t.question.strip(),
+            target_tools=list(dict.fromkeys(t.tools)),
+            language=server.language,
+        )
+        for t in (result.value.tasks if result.value else [])[:n]
+    ]
+    return tasks, result
+
+
+async def augment(
+    model: object, base: SynthTask, mode: Augmentation, *, persona: str | None = None, seed: int = 0
+) -> tuple[SynthTask | None, StructuredResult[_Rewrite]]:
+    """Rewrite `base` by `mode`; None (with the failed result) when the model fails or switches language."""
+    instruction = _AUGMENT[mode].format(persona=persona or "")
+    prompt = (
+        f"Original request: {base.question}\n{instruction}\n"
+        f"Keep it answerable with the same tools ({', '.join(base.target_tools)}); never mention tool names. "
+        f"Write in {_LANG.get(base.language, base.language)}."
+    )
+    result = await ask_structured(
+        model,
+        [ChatMessage(role="user", content=prompt)],
+        _Rewrite,
+        check=lambda v: language_problem(v.question, base.language),
+        settings=_settings(seed),
+    )
+    if result.value is None:
+        return None, result
+    task = base.model_copy(
+        update={
+            "id": record_id([base.id, mode, result.value.question], "task-"),
+            "question": result.value.question.strip(),
+            "augmentation": mode,
+            "parent": base.id,
+            "persona": persona,
+        }
+    )
+    return task, result
+
+
+def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
+    """A persona chosen deterministically for a task."""
+    if not personas:
+        return None
+    return random.Random(f"{seed}:{task_id}").choice(personas)
+
+
+async def score_task(model: object, server: ServerDoc, task: SynthTask, *, seed: int = 0) -> StructuredResult[TaskScores]:
+    """Score `task`; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
+    prompt = _SCORE.format(name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools))
+    return await ask_structured(
+        model, [ChatMessage(role="user", content=prompt)], TaskScores, settings=_settings(seed, temperature=0.0)
+    )

@@ -1,0 +1,93 @@
+"""A scripted LLM for the SFT pipeline tests: answers each kind of pipeline prompt plausibly.
+
+It plays every role the pipeline gives a model — chain proposer, coherence voter, task
+writer, augmenter, scorer, emulator backend, agent and judge — recognising the role from the
+prompt. It is the only test double: MCP servers, sandboxes and files in these tests are real.
+Importable by subprocess tests (this directory on `sys.path`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scripted import ScriptedModel  # noqa: E402
+
+from agent_sdk import ChatMessage, ModelResponse, ToolCall, Usage  # noqa: E402
+
+_TOOL_LINE = re.compile(r"^- (\w[\w-]*)\(", re.MULTILINE)
+
+
+def _value(schema: dict[str, Any]) -> Any:
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    return {"integer": 2, "number": 1.5, "boolean": True, "array": [], "object": {}}.get(kind, "Paris")
+
+
+def _arguments(tool: dict[str, Any]) -> dict[str, Any]:
+    params = tool["function"].get("parameters", {})
+    props = params.get("properties", {})
+    return {name: _value(props.get(name, {})) for name in params.get("required", [])}
+
+
+def _agent(messages: list[ChatMessage], tools: list[dict[str, Any]]) -> ModelResponse:
+    done = [m for m in messages if m.role == "tool"]
+    if len(done) >= min(2, len(tools)):
+        answer = f"Here is what I found: {done[-1].content[:80]}"
+        return ModelResponse(message=ChatMessage(role="assistant", content=answer), usage=Usage(requests=1))
+    tool = tools[len(done)]
+    call = ToolCall(id=f"call_{len(done) + 1}", name=tool["function"]["name"], arguments=_arguments(tool))
+    return ModelResponse(message=ChatMessage(role="assistant", content="", tool_calls=[call]), usage=Usage(requests=1))
+
+
+def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
+    """One plausible reply for whichever pipeline role the prompt asks for."""
+    if tools:
+        return _agent(messages, list(tools))
+    system = messages[0].content if messages[0].role == "system" else ""
+    prompt = messages[-1].content or ""
+    if system and system.startswith("You emulate the backend"):
+        tool = re.search(r"Now respond to: (\w+)", prompt).group(1)
+        return json.dumps({"tool": tool, "id": f"{tool}-001", "status": "ok", "booking_id": "BK-42", "flight_id": "FL-7"})
+    first = messages[0].content or ""
+    names = _TOOL_LINE.findall(first)
+    if "Propose" in first and "tool names in call order" in first:
+        chains = [{"task": f"Use {a} then {b} for my trip", "tools": [a, b]} for a, b in zip(names, names[1:])]
+        chains.append({"task": "A longer errand across three tools", "tools": names[:3]})
+        return json.dumps({"chains": chains})
+    if "Proposed tool chain" in first:
+        return json.dumps({"coherent": True, "task": "Plan the trip end to end", "reason": "steps connect"})
+    if "Each request must need ALL of these tools" in first:
+        return json.dumps({"questions": ["I fly from Paris to Rome on 2025-06-01; please sort out everything for my trip.", "My colleague Anna needs the same arrangement for Berlin next Monday."]})
+    if "Each request must need at least" in first:
+        return json.dumps({"tasks": [{"question": "Compare the options for Paris tomorrow and book the best one for me.", "tools": names[:2]}]})
+    if first.startswith("Original request:"):
+        original = first.split("\n", 1)[0].removeprefix("Original request: ")
+        return json.dumps({"question": f"{original} (rewritten: I also need it before noon)"})
+    if "Score this user request" in first:
+        return json.dumps({"question_quality": 4, "scenario_realism": 4, "tool_necessity": 5, "reason": "clear"})
+    if "strict judge" in first:
+        steps = int(re.search(r"\((\d+) tool steps\)", first).group(1))
+        return json.dumps(
+            {
+                "query_understanding": 9,
+                "query_planning": 8,
+                "tool_response_understanding": [8] * steps,
+                "tool_call_planning": [7] * steps,
+                "conciseness": 8,
+                "final_answer": 7,
+                "reason": "reasonable",
+            }
+        )
+    raise AssertionError(f"the scripted world has no answer for: {first[:200]!r}")
+
+
+def world_model(name: str = "world") -> ScriptedModel:
+    """A `ScriptedModel` answering with `world_reply`."""
+    return ScriptedModel(world_reply, name=name)

@@ -1,0 +1,112 @@
+"""Stage 2: the tool graph, its random-walk sampler (property-tested) and chain verification."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synth.sft import ToolGraph, WalkConfig, check_dependencies, ingest_file, propose_graph, sample_chains, vote_coherence
+from synth.sft._docs import ToolDoc
+
+ROOT = Path(__file__).resolve().parents[3]
+TRAVEL = ingest_file(ROOT / "examples" / "tool_docs" / "travel_desk.json").servers[0]
+NODES = [f"t{i}" for i in range(6)]
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> ToolGraph:
+    graph = ToolGraph(server_id="srv", nodes=NODES)
+    pairs = draw(st.lists(st.tuples(st.sampled_from(NODES), st.sampled_from(NODES)), max_size=20))
+    for a, b in pairs:
+        graph.add_chain([a, b], weight=draw(st.floats(min_value=0.5, max_value=5)))
+    return graph
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    graph=graphs(),
+    lo=st.integers(min_value=1, max_value=4),
+    span=st.integers(min_value=0, max_value=3),
+    acyclic=st.booleans(),
+    seed=st.integers(min_value=0, max_value=10**6),
+)
+def test_walks_respect_edges_and_length_bounds(graph: ToolGraph, lo: int, span: int, acyclic: bool, seed: int) -> None:
+    config = WalkConfig(chains_per_server=6, min_length=lo, max_length=lo + span, acyclic=acyclic, seed=seed)
+    chains = sample_chains(graph, config)
+    assert chains == sample_chains(graph, config), "seeded: the same draw twice"
+    assert len(chains) <= 6 and len({tuple(c) for c in chains}) == len(chains)
+    for chain in chains:
+        assert lo <= len(chain) <= lo + span
+        assert all(graph.has_edge(a, b) for a, b in zip(chain, chain[1:])), chain
+        if acyclic:
+            assert len(set(chain)) == len(chain)
+
+
+def test_walks_follow_edge_weights() -> None:
+    graph = ToolGraph(server_id="srv", nodes=["a", "b", "c"])
+    graph.add_chain(["a", "b"], weight=9)
+    graph.add_chain(["a", "c"], weight=1)
+    firsts = Counter()
+    for seed in range(400):
+        for chain in sample_chains(graph, WalkConfig(chains_per_server=1, min_length=2, max_length=2, seed=seed)):
+            firsts[chain[1]] += 1
+    assert 0.8 <= firsts["b"] / sum(firsts.values()) <= 0.97, firsts
+
+
+def test_dependency_check_rejects_a_chain_whose_id_is_never_produced() -> None:
+    bad = check_dependencies(TRAVEL, ["search_flights", "cancel_booking"])
+    assert not bad.ok and bad.missing == ["cancel_booking.booking_id"]
+    assert check_dependencies(TRAVEL, ["search_flights", "book_flight", "cancel_booking"]).ok
+    assert check_dependencies(TRAVEL, ["get_booking", "cancel_booking"]).ok, "an id the query gave step 1 stays known"
+    assert check_dependencies(TRAVEL, ["cancel_booking"]).ok, "the first step may take ids from the query"
+
+
+def test_dependency_check_reads_output_schemas() -> None:
+    def tool(name: str, required: list[str], output: dict | None) -> ToolDoc:
+        props = {r: {"type": "string"} for r in required}
+        return ToolDoc(name=name, description=f"The {name} tool of the shop service.", parameters={"type": "object", "properties": props, "required": required}, output_schema=output)
+
+    server = TRAVEL.model_copy(
+        update={
+            "tools": [
+                tool("list_orders", ["customer"], {"type": "object", "properties": {"orders": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}}}}),
+                tool("get_weather", ["city"], {"type": "object", "properties": {"temp": {"type": "number"}}}),
+                tool("refund_order", ["order_id"], None),
+            ]
+        }
+    )
+    assert check_dependencies(server, ["list_orders", "refund_order"]).ok, "orders[].id provides order_id"
+    verdict = check_dependencies(server, ["get_weather", "refund_order"])
+    assert not verdict.ok and verdict.missing == ["refund_order.order_id"]
+
+
+@pytest.mark.anyio
+async def test_proposals_build_weighted_edges(script) -> None:
+    proposals = {"chains": [
+        {"task": "Book the cheapest flight to Rome", "tools": ["search_flights", "book_flight"]},
+        {"task": "Book and then confirm a seat", "tools": ["search_flights", "book_flight", "get_booking"]},
+    ]}
+    unknown = {"chains": [{"task": "Teleport me to Rome today", "tools": ["teleport"]}]}
+    model = script(json.dumps(unknown), json.dumps(proposals), json.dumps(proposals))
+    graph, results = await propose_graph(model, TRAVEL, rounds=2, per_round=2)
+    assert [r.ok for r in results] == [True, True]
+    assert "unknown tool names ['teleport']" in model.requests[1][-1].content, "an unknown tool is fed back"
+    assert graph.edges["search_flights"]["book_flight"] == 4.0
+    assert graph.edges["book_flight"]["get_booking"] == 2.0
+    assert graph.starts == {"search_flights": 4.0}
+
+
+@pytest.mark.anyio
+async def test_coherence_vote_needs_a_majority_and_counts_garbage_against(script) -> None:
+    yes = json.dumps({"coherent": True, "task": "Find and book a flight", "reason": "connected"})
+    no = json.dumps({"coherent": False, "reason": "unrelated steps"})
+    accepted = await vote_coherence(script(yes, no, yes), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    assert accepted.ok and accepted.tasks == ["Find and book a flight", "Find and book a flight"]
+    garbage = "I think it is fine"
+    rejected = await vote_coherence(script(yes, garbage, garbage, garbage, no), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    assert not rejected.ok and (rejected.yes, rejected.no, rejected.invalid) == (1, 1, 1)

@@ -12,6 +12,7 @@ import typer
 from astra_cli._apps import arena_app, env_app
 
 Unsafe = Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")]
+Backend = Annotated[str | None, typer.Option("--sandbox", help="Sandbox backend: local (default) or e2b; env ASTRA_SANDBOX.")]
 
 
 def fail(message: str) -> typer.Exit:
@@ -34,16 +35,19 @@ def serve(
     http: Annotated[int | None, typer.Option("--http", help="Serve Streamable HTTP on this port instead of stdio.")] = None,
     host: str = "127.0.0.1",
     unsafe: Unsafe = False,
+    sandbox: Backend = None,
 ) -> None:
     """Serve one environment over stdio (default) or Streamable HTTP at /mcp."""
-    from mcp_servers import McpServersError, serve_http, serve_stdio
+    from mcp_servers import McpServersError, SandboxConfig, serve_http, serve_stdio
 
     try:
         if http is None:
-            anyio.run(lambda: serve_stdio(env_dir, unsafe=unsafe))
+            config = SandboxConfig.from_env(backend=sandbox, unsafe=unsafe, workers=1)
+            anyio.run(lambda: serve_stdio(env_dir, config=config))
         else:
             typer.echo(f"serving {env_dir} at http://{host}:{http}/mcp", err=True)
-            anyio.run(lambda: serve_http(env_dir, http, host=host, unsafe=unsafe))
+            config = SandboxConfig.from_env(backend=sandbox, unsafe=unsafe)
+            anyio.run(lambda: serve_http(env_dir, http, host=host, config=config))
     except McpServersError as exc:
         raise fail(str(exc)) from exc
 
@@ -71,16 +75,19 @@ def arena_serve(
     host: str = "127.0.0.1",
     workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
     unsafe: Unsafe = False,
+    sandbox: Backend = None,
 ) -> None:
     """Serve every environment under ENVS_DIR at /envs/{env_id}/mcp (index at /index.json)."""
-    from mcp_servers import ArenaServer, LocalSandbox, McpServersError, find_envs, load_env, serve_app
+    from mcp_servers import ArenaServer, McpServersError, SandboxConfig, find_envs, load_env, serve_app
+
+    config = SandboxConfig.from_env(backend=sandbox, unsafe=unsafe, workers=workers)
 
     async def main() -> None:
         envs = [load_env(p) for p in find_envs(envs_dir)]
         if not envs:
             raise fail(f"{envs_dir}: no environment directories (*/env.json) found")
-        async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox, anyio.create_task_group() as tg:
-            arena = ArenaServer(envs, sandbox, host=host)
+        async with config.build() as box, anyio.create_task_group() as tg:
+            arena = ArenaServer(envs, box, host=host)
             port = await tg.start(serve_app, arena.app, host, http)
             typer.echo(f"arena: {len(envs)} environments at http://{host}:{port}/envs/<env_id>/mcp (index: /index.json)", err=True)
 

@@ -1,9 +1,10 @@
 """Environments as sandboxed MCP servers: spec, runtime, stdio / HTTP / arena serving, verify."""
 
 from mcp_servers._arena import ArenaServer, serve_app
+from mcp_servers._config import SandboxConfig
 from mcp_servers._emit import emit_env
 from mcp_servers._isolation import Isolation
-from mcp_servers._sandbox import LocalSandbox, SandboxSession, ToolOutcome
+from mcp_servers._sandbox import LocalSandbox, Sandbox, SandboxSession, ToolOutcome
 from mcp_servers._serve import serve_http, serve_stdio
 from mcp_servers._server import Binding, EnvServer, build_env_server, outcome_to_result
 from mcp_servers._spec import (
@@ -34,6 +35,8 @@ __all__ = [
     "Limits",
     "LocalSandbox",
     "McpServersError",
+    "Sandbox",
+    "SandboxConfig",
     "SandboxError",
     "SandboxSession",
     "SandboxUnavailable",

@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from mcp_servers._sandbox import LocalSandbox
+from mcp_servers._sandbox import Sandbox
 from mcp_servers._server import Binding, EnvServer, unknown_env_error
 from mcp_servers._spec import Environment
 
@@ -51,7 +51,7 @@ class ArenaServer:
     def __init__(
         self,
         envs: Sequence[Environment],
-        sandbox: LocalSandbox,
+        sandbox: Sandbox,
         *,
         session_idle_timeout: float | None = 1800,
         max_sessions: int | None = None,

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import anyio
 
-from mcp_servers import serve_stdio
+from mcp_servers import SandboxConfig, serve_stdio
 
 if __name__ == "__main__":
-    unsafe = "--unsafe-no-sandbox" in sys.argv[1:]
-    anyio.run(lambda: serve_stdio(Path(__file__).resolve().parent, unsafe=unsafe))
+    config = SandboxConfig.from_env(workers=1, unsafe="--unsafe-no-sandbox" in sys.argv[1:])
+    anyio.run(lambda: serve_stdio(Path(__file__).resolve().parent, config=config))
 '''
 
 

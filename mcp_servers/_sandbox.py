@@ -1,6 +1,6 @@
 """The sandboxed runtime: pre-forked worker processes that run tool code for many sessions.
 
-`LocalSandbox` keeps a pool of isolated workers per memory limit (an address-space rlimit
+A `Sandbox` keeps a pool of isolated workers per memory limit (an address-space rlimit
 cannot be raised again, so workers are grouped by it). A session is a fresh module
 namespace inside one worker, opened lazily at its first call, so idle sessions cost only
 their bookkeeping here. Calls are validated against the tool's compiled JSON Schema before
@@ -18,27 +18,21 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import signal
 import uuid
 from collections.abc import Sequence
-from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import anyio
 import jsonschema
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from mcp_servers._isolation import Isolation, remove_cgroup, resolve_isolation, worker_command
+from mcp_servers._channel import LocalLauncher, WorkerChannel, WorkerLauncher
+from mcp_servers._isolation import Isolation, resolve_isolation
 from mcp_servers._spec import Environment
-from mcp_servers.exceptions import SandboxError
 
 ErrorKind = Literal["invalid_arguments", "unknown_tool", "exception", "timeout", "crash", "memory", "oversized_output"]
 
-_WORKER_SOURCE = resources.files("mcp_servers").joinpath("_worker.py").read_text(encoding="utf-8")
-_REPLY_LIMIT = 64 * 1024 * 1024
 
 
 class ToolOutcome(BaseModel):
@@ -55,34 +49,27 @@ class _WorkerDied(Exception):
 
 
 class _Worker:
-    """One sandboxed worker process; restarted in place after it is killed."""
+    """One sandboxed worker; restarted in place (a new generation) after it is killed."""
 
-    def __init__(self, argv_factory: Any, name: str) -> None:
-        self._argv_factory = argv_factory
+    def __init__(self, launcher: WorkerLauncher, name: str, memory_mb: int, max_output: int) -> None:
+        self._launcher = launcher
+        self._memory_mb = memory_mb
+        self._max_output = max_output
         self.name = name
         self.generation = 0
         self.sessions = 0
         self.lock = anyio.Lock()
         self.pending_close: list[str] = []
-        self._process: Process | None = None
-        self._reader: BufferedByteReceiveStream | None = None
-        self._cgroup = None
+        self._channel: WorkerChannel | None = None
 
     async def start(self) -> None:
-        command = self._argv_factory(self.name)
-        self._cgroup = command.cgroup
-        try:
-            self._process = await anyio.open_process(command.argv, start_new_session=True, stderr=None)
-        except OSError as exc:
-            raise SandboxError(f"cannot start a sandbox worker ({command.argv[0]}): {exc}") from exc
+        self._channel = await self._launcher.launch(f"{self.name}-{self.generation}", self._memory_mb, self._max_output)
         self.pending_close = []
-        assert self._process.stdout is not None
-        self._reader = BufferedByteReceiveStream(self._process.stdout)
         self.generation += 1
 
     @property
     def alive(self) -> bool:
-        return self._process is not None and self._process.returncode is None
+        return self._channel is not None and self._channel.alive
 
     async def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request and wait for its reply; the caller holds `lock`.
@@ -93,14 +80,14 @@ class _Worker:
         """
         if not self.alive:
             await self.start()
-        assert self._process is not None and self._process.stdin is not None and self._reader is not None
+        assert self._channel is not None
         if self.pending_close:
             message = {**message, "close": self.pending_close}
             self.pending_close = []
         try:
             with anyio.fail_after(timeout):
-                await self._process.stdin.send(json.dumps(message).encode() + b"\n")
-                line = await self._reader.receive_until(b"\n", _REPLY_LIMIT)
+                await self._channel.send(json.dumps(message).encode() + b"\n")
+                line = await self._channel.receive_line()
             return json.loads(line)
         except TimeoutError:
             await self.kill()
@@ -108,20 +95,13 @@ class _Worker:
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
                 anyio.DelimiterNotFound, json.JSONDecodeError, OSError) as exc:
             await self.kill()
-            raise _WorkerDied(str(exc) or type(exc).__name__) from exc
+            raise _WorkerDied("the tool process exited") from exc
 
     async def kill(self) -> None:
         """Kill the worker and everything it started; the next request starts a new one."""
-        process, self._process = self._process, None
-        if process is not None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            with anyio.CancelScope(shield=True):
-                await process.aclose()
-        remove_cgroup(self._cgroup)
-        self._cgroup = None
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            await channel.kill()
 
 
 class _Pool:
@@ -134,23 +114,20 @@ class _Pool:
         return worker
 
 
-class LocalSandbox:
-    """Runs environment tool code in isolated local worker processes.
+class Sandbox:
+    """Runs environment tool code in isolated workers started by a `WorkerLauncher`.
 
-    Use as an async context manager. `isolation="auto"` picks bubblewrap, then user
-    namespaces; when neither works it raises `SandboxUnavailable` unless `unsafe=True`.
+    Use as an async context manager. `LocalSandbox` and `E2BSandbox` choose the launcher.
 
     Args:
-        isolation: "auto", "bwrap", "unshare" or "none" (the last needs `unsafe=True`).
+        launcher: starts workers (local isolated processes, or e2b sandboxes).
         workers: worker processes per memory limit.
-        unsafe: allow running without isolation.
         max_output_bytes: larger tool outputs become `oversized_output` errors.
     """
 
-    def __init__(
-        self, isolation: Isolation = "auto", *, workers: int = 2, unsafe: bool = False, max_output_bytes: int = 1 << 20
-    ) -> None:
-        self.mechanism = resolve_isolation(isolation, unsafe=unsafe)
+    def __init__(self, launcher: WorkerLauncher, *, workers: int = 2, max_output_bytes: int = 1 << 20) -> None:
+        self.launcher = launcher
+        self.mechanism = launcher.name
         self._workers = max(1, workers)
         self._max_output = max_output_bytes
         self._pools: dict[int, _Pool] = {}
@@ -159,7 +136,7 @@ class LocalSandbox:
         self._names = itertools.count()
         self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
 
-    async def __aenter__(self) -> LocalSandbox:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -185,14 +162,12 @@ class LocalSandbox:
         async with self._pool_lock:
             pool = self._pools.get(memory_mb)
             if pool is None:
-
-                def argv(name: str, memory_mb: int = memory_mb) -> Any:
-                    return worker_command(
-                        self.mechanism, _WORKER_SOURCE, name=name, memory_mb=memory_mb,
-                        max_output=self._max_output, cpu_budget=30,
-                    )
-
-                pool = _Pool([_Worker(argv, f"{self._tag}-{next(self._names)}") for _ in range(self._workers)])
+                pool = _Pool(
+                    [
+                        _Worker(self.launcher, f"{self._tag}-{next(self._names)}", memory_mb, self._max_output)
+                        for _ in range(self._workers)
+                    ]
+                )
                 self._pools[memory_mb] = pool
             return pool
 
@@ -220,10 +195,29 @@ class LocalSandbox:
         return SandboxSession(self, worker, env, extra)
 
 
+class LocalSandbox(Sandbox):
+    """A `Sandbox` of local worker processes.
+
+    `isolation="auto"` picks bubblewrap, then user namespaces; when neither works it raises
+    `SandboxUnavailable` unless `unsafe=True`.
+
+    Args:
+        isolation: "auto", "bwrap", "unshare" or "none" (the last needs `unsafe=True`).
+        workers: worker processes per memory limit.
+        unsafe: allow running without isolation.
+        max_output_bytes: larger tool outputs become `oversized_output` errors.
+    """
+
+    def __init__(
+        self, isolation: Isolation = "auto", *, workers: int = 2, unsafe: bool = False, max_output_bytes: int = 1 << 20
+    ) -> None:
+        super().__init__(LocalLauncher(resolve_isolation(isolation, unsafe=unsafe)), workers=workers, max_output_bytes=max_output_bytes)
+
+
 class SandboxSession:
     """One isolated instance of an environment (one MCP session, one rollout)."""
 
-    def __init__(self, sandbox: LocalSandbox, worker: _Worker, env: Environment, extra: Sequence[tuple[Environment, str]]) -> None:
+    def __init__(self, sandbox: Sandbox, worker: _Worker, env: Environment, extra: Sequence[tuple[Environment, str]]) -> None:
         self._sandbox = sandbox
         self._worker = worker
         self.env = env

@@ -21,7 +21,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from mcp_servers._sandbox import LocalSandbox, SandboxSession, ToolOutcome
+from mcp_servers._sandbox import Sandbox, SandboxSession, ToolOutcome
 from mcp_servers._spec import Environment, ToolSpec
 
 Resolver = Callable[[ServerRequestContext[Any]], "Binding"]
@@ -77,7 +77,7 @@ def outcome_to_result(outcome: ToolOutcome) -> types.CallToolResult:
 class EnvServer:
     """Serves environments chosen per connection by a `Resolver`, each connection isolated."""
 
-    def __init__(self, sandbox: LocalSandbox, resolver: Resolver, *, name: str = "astra-env", single_session: bool = False) -> None:
+    def __init__(self, sandbox: Sandbox, resolver: Resolver, *, name: str = "astra-env", single_session: bool = False) -> None:
         self._sandbox = sandbox
         self._resolver = resolver
         self._states: weakref.WeakKeyDictionary[object, _ConnectionState] = weakref.WeakKeyDictionary()
@@ -114,7 +114,7 @@ class EnvServer:
 
 
 def build_env_server(
-    envs: Environment | Sequence[Environment], sandbox: LocalSandbox, *, single_session: bool = False
+    envs: Environment | Sequence[Environment], sandbox: Sandbox, *, single_session: bool = False
 ) -> Server[Any]:
     """A low-level MCP server for one environment (or the first of `envs`), one instance per connection.
 

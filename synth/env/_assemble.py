@@ -1,0 +1,112 @@
+"""Stage 6: build the final `Environment`, verify it over MCP, write it only when it passes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
+from mcp_servers._verify import verify_env
+from synth.core import format_validation_error
+from synth.env._code import render_module
+from synth.env.records import EnvRecord, Failure, Sample
+
+
+def unique_names(sample: Sample) -> tuple[list[str], list[str]]:
+    """Final tool names (a clash gets `_2`, `_3`, ... — never an overwrite) and rename notes."""
+    taken: set[str] = set()
+    names: list[str] = []
+    notes: list[str] = []
+    for tool in sample.tools or []:
+        name = tool.name
+        k = 2
+        while name in taken:
+            name = f"{tool.name}_{k}"
+            k += 1
+        if name != tool.name:
+            notes.append(f"renamed duplicate tool {tool.name} to {name}")
+        taken.add(name)
+        names.append(name)
+    return names, notes
+
+
+def build_environment(sample: Sample) -> tuple[Environment, list[str]] | Failure:
+    """The environment of a sample whose tools are all synthesized (and merged)."""
+    assert sample.necessity is not None and sample.tools is not None
+    names, notes = unique_names(sample)
+    golden: dict[str, GoldenCall] = {}
+    for name, tool in zip(names, sample.tools, strict=True):
+        for sid, args in tool.calls.items():
+            golden[sid] = GoldenCall(tool=name, arguments=args)
+    subtasks = [
+        Subtask(
+            id=q.id, question=q.question, answer=q.answer, depends_on=q.depends_on,
+            needs_tool=sample.necessity[q.id].needs_tool, golden_call=golden.get(q.id),
+        )
+        for q in sample.sub_questions
+    ]
+    code = render_module(
+        [(name, tool.function, tool.code) for name, tool in zip(names, sample.tools, strict=True)],
+        header=f"Tools of a synthesized environment: {sample.seed.domain}.",
+    )
+    try:
+        env = Environment.build(
+            code,
+            domain=sample.seed.domain,
+            language=sample.seed.language,
+            source=Source(kind="qa", ref=sample.seed.ref),
+            task=Task(question=sample.question, answer=sample.answer, scenario=sample.scenario),
+            subtasks=subtasks,
+            tools=[ToolSpec(name=n, description=t.description, input_schema=t.input_schema) for n, t in zip(names, sample.tools, strict=True)],
+        )
+    except ValidationError as exc:
+        return Failure(reason="schema_invalid", detail=format_validation_error(exc))
+    return env, notes
+
+
+async def verify(env: Environment, sandbox: Any) -> Failure | None:
+    """Run `mcp_servers` verify on the final artifact; every finding's code is kept."""
+    report = await verify_env(env, sandbox=sandbox)
+    if report.passed:
+        return None
+    codes = sorted({str(getattr(f, "code", f)) for f in report.findings})
+    detail = "; ".join(f"{getattr(f, 'code', '')}: {getattr(f, 'message', f)}" for f in report.findings)
+    return Failure(reason=codes[0] if len(codes) == 1 else "verify_failed:" + ",".join(codes), detail=detail)
+
+
+def write_env(env: Environment, out_dir: Path) -> Path:
+    """Write `envs/<env_id>/` atomically (a re-run of the same content replaces it)."""
+    final = out_dir / "envs" / env.spec.id
+    tmp = out_dir / "envs" / f".tmp-{env.spec.id}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    env.write(tmp)
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    return final
+
+
+async def assemble(sample: Sample, sandbox: Any, out_dir: Path) -> EnvRecord | Failure:
+    """Stage 6: build, verify, write."""
+    built = build_environment(sample)
+    if isinstance(built, Failure):
+        return built
+    env, notes = built
+    failure = await verify(env, sandbox)
+    if failure is not None:
+        return failure
+    path = write_env(env, out_dir)
+    return EnvRecord(
+        id=sample.id,
+        env_id=env.spec.id,
+        path=str(path.relative_to(out_dir)),
+        domain=sample.seed.domain,
+        language=sample.seed.language,
+        scenario=sample.scenario,
+        hops=len(sample.sub_questions),
+        tools=len(env.spec.tools),
+        notes=sample.notes + notes,
+    )

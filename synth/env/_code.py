@@ -1,0 +1,142 @@
+"""Generated tool code: extraction from replies, static checks, answer matching, module rendering.
+
+Static checks catch, before the sandbox runs anything, what `verify` would reject anyway:
+syntax errors, a missing function, non-standard-library imports and reads of time, randomness,
+the environment or the network (nondeterministic by construction).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+import textwrap
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
+
+from synth.core import extract_json
+
+_PY_FENCE = re.compile(r"```(?:python|py|Python)?\s*\n(.*?)```", re.DOTALL)
+
+NONDETERMINISTIC_MODULES = frozenset({"random", "time", "uuid", "secrets", "os", "threading", "multiprocessing"})
+"""Modules whose use makes output depend on the clock, entropy or the host."""
+FORBIDDEN_MODULES = frozenset(
+    {"socket", "urllib", "http", "ssl", "requests", "subprocess", "ftplib", "smtplib", "asyncio", "ctypes", "shutil", "pathlib", "importlib"}
+)
+"""Network, process and filesystem access: never needed by a data-backed tool."""
+_NONDETERMINISTIC_CALLS = frozenset({"now", "today", "utcnow", "urandom", "getrandbits", "random", "time_ns", "perf_counter"})
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
+
+
+class CodeProblem(Exception):
+    """Generated code that must not run: `code` is the rejection reason, the message is the feedback."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def extract_code(text: str) -> dict[str, Any]:
+    """`{"code": ...}` from a reply: a JSON object with `code`, a fenced Python block, or bare code.
+
+    Raises:
+        ValueError: when the reply holds no code.
+    """
+    try:
+        data = extract_json(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("code"), str):
+        return {"code": data["code"]}
+    blocks = _PY_FENCE.findall(text or "")
+    if blocks:
+        return {"code": max(blocks, key=len)}
+    if "def " in (text or ""):
+        return {"code": text}
+    raise ValueError("no Python code found in the reply (expected a ```python block)")
+
+
+def check_code(code: str, function: str, parameters: Sequence[str]) -> None:
+    """Statically check generated tool code.
+
+    Raises:
+        CodeProblem: `syntax_error`, `missing_function`, `signature_mismatch`, `nondeterministic`
+            or `forbidden_import`, with a message fit to feed back to the model.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise CodeProblem("syntax_error", f"the code does not parse: line {exc.lineno}: {exc.msg}") from exc
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if function not in funcs:
+        raise CodeProblem("missing_function", f"the code defines no top-level function `{function}`")
+    args = funcs[function].args
+    accepted = {a.arg for a in args.args + args.kwonlyargs}
+    missing = [p for p in parameters if p not in accepted]
+    if missing and args.kwarg is None:
+        raise CodeProblem("signature_mismatch", f"`{function}` must accept the keyword argument(s) {missing}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for name in names:
+                top = name.split(".")[0]
+                if top == "__future__":
+                    raise CodeProblem("forbidden_import", "do not use `from __future__` imports")
+                if top in NONDETERMINISTIC_MODULES:
+                    raise CodeProblem("nondeterministic", f"imports `{top}`: output must not depend on time, randomness or the host")
+                if top in FORBIDDEN_MODULES or top not in sys.stdlib_module_names:
+                    raise CodeProblem("forbidden_import", f"imports `{top}`: use only pure standard-library modules (json, math, re, ...)")
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            raise CodeProblem("forbidden_import", "do not use `global`/`nonlocal`: keep data in module-level constants")
+        elif isinstance(node, ast.Call):
+            target = node.func
+            name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+            if name in _NONDETERMINISTIC_CALLS:
+                raise CodeProblem("nondeterministic", f"calls `{name}()`: output must not depend on the clock or randomness")
+            if name in {"open", "exec", "eval", "__import__", "input"}:
+                raise CodeProblem("forbidden_import", f"calls `{name}()`: tools must not read files or run code")
+
+
+def normalize_answer(text: str) -> str:
+    """Casefold, NFKC, collapse whitespace, and write numbers plainly (`1,000.50` -> `1000.5`)."""
+
+    def number(m: re.Match[str]) -> str:
+        whole = m.group(1).replace(",", "")
+        frac = (m.group(2) or "").rstrip("0").rstrip(".")
+        return whole + frac
+
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _NUMBER.sub(number, text)
+    return " ".join(text.split())
+
+
+def contains_answer(output: str, answer: str) -> bool:
+    """Whether the normalized `answer` occurs in the normalized `output` (JSON escapes undone)."""
+    needle = normalize_answer(answer)
+    if not needle:
+        return False
+    hay = normalize_answer(output)
+    if needle in hay:
+        return True
+    try:
+        decoded = json.dumps(json.loads(output), ensure_ascii=False)
+    except ValueError:
+        return False
+    return needle in normalize_answer(decoded)
+
+
+def render_module(tools: Sequence[tuple[str, str, str]], header: str = "") -> str:
+    """One `tools.py` from per-tool sources: `(tool_name, function, code)` each.
+
+    Each tool's source runs inside its own builder function, so helpers and data of two tools
+    never clash and a renamed tool simply binds another name; module state stays per session
+    because the runtime executes the module afresh for every session.
+    """
+    header = " ".join(header.replace('"', "'").replace("\\", "/").split())
+    parts = [f'"""{header}"""\n' if header else ""]
+    for name, function, code in tools:
+        body = textwrap.indent(code.strip() + f"\nreturn {function}\n", "    ")
+        parts.append(f"\ndef _build_{name}():\n{body}\n\n{name} = _build_{name}()\n")
+    return "".join(parts).lstrip("\n")

@@ -1,0 +1,116 @@
+"""Stage 5: merge the tools of sub-questions that share an intent, re-verify, or fall back.
+
+A merge is an improvement, never a requirement: when the grouping request fails, or a merged
+tool cannot answer every member in the sandbox, the sample keeps its unmerged tools and the
+event is noted. It is never dropped for a failed merge.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from synth.core import ask_structured
+from synth.env import prompts
+from synth.env._tools import Member, doc_problem, sources_of, write_code
+from synth.env.config import SynthConfig
+from synth.env.records import Failure, Sample, SynthTool, ToolDoc
+
+
+class Group(BaseModel):
+    """Sub-questions whose tools share one intent."""
+
+    ids: list[str] = Field(min_length=2)
+    intent: str = ""
+
+
+class Groups(BaseModel):
+    """The grouping judge's output (possibly no groups)."""
+
+    groups: list[Group] = Field(default_factory=list)
+
+
+class MergedDoc(BaseModel):
+    """One document for a group, with a golden call per member."""
+
+    tool: ToolDoc
+    golden_calls: dict[str, dict[str, Any]]
+
+
+def _groups_problem(groups: Groups, single: dict[str, SynthTool]) -> str | None:
+    seen: set[str] = set()
+    for g in groups.groups:
+        unknown = [i for i in g.ids if i not in single]
+        if unknown:
+            return f"ids {unknown} are not sub-questions with their own tool (choose among {sorted(single)})"
+        if seen & set(g.ids) or len(set(g.ids)) != len(g.ids):
+            return "a sub-question may appear in one group only, once"
+        seen |= set(g.ids)
+    return None
+
+
+async def _merge_group(model: Any, sandbox: Any, sample: Sample, ids: list[str], tools: dict[str, SynthTool], config: SynthConfig) -> SynthTool | Failure:
+    subs = {q.id: q for q in sample.sub_questions}
+    members = [subs[i] for i in ids]
+    docs = [{"name": tools[i].name, "description": tools[i].description, "parameters": tools[i].input_schema} for i in ids]
+
+    def problem(m: MergedDoc) -> str | None:
+        if sorted(m.golden_calls) != sorted(ids):
+            return f"golden_calls must have exactly the ids {sorted(ids)}"
+        for i in ids:
+            issue = doc_problem(m.tool, m.golden_calls[i], sources_of(sample, subs[i]), subs[i].answer)
+            if issue:
+                return f"{i}: {issue}"
+        return None
+
+    reply = await ask_structured(model, prompts.merged_doc(sample, members, docs), MergedDoc, retries=config.retries, settings=config.sampling, check=problem)
+    if reply.value is None:
+        return Failure(reason=f"merge_doc_{reply.reason_code}", detail=reply.detail)
+    doc = reply.value.tool
+    code = await write_code(
+        model, sandbox, sample, name=doc.name, description=doc.description, schema=doc.parameters,
+        members=[Member(sub=subs[i], arguments=reply.value.golden_calls[i]) for i in ids], config=config,
+    )
+    if isinstance(code, Failure):
+        return code
+    return SynthTool(
+        name=doc.name, function=doc.name, description=doc.description, input_schema=doc.parameters, code=code,
+        calls={i: reply.value.golden_calls[i] for i in ids}, merged=True,
+    )
+
+
+async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthConfig) -> Sample:
+    """Stage 5: merged where a merge verifies, unmerged elsewhere."""
+    tools = sample.tools or []
+    if not config.merge or len(tools) < 2:
+        return sample
+    single = {next(iter(t.calls)): t for t in tools if len(t.calls) == 1}
+    listing = [(sid, {"name": t.name, "description": t.description, "parameters": t.input_schema}) for sid, t in single.items()]
+    reply = await ask_structured(
+        model, prompts.merge_groups(sample, listing), Groups, retries=config.retries, settings=config.sampling,
+        check=lambda g: _groups_problem(g, single),
+    )
+    if reply.value is None:
+        return sample.model_copy(update={"notes": sample.notes + [f"merge_skipped: {reply.reason_code}"]})
+    notes = list(sample.notes)
+    replaced: dict[str, SynthTool] = {}
+    for group in reply.value.groups:
+        merged = await _merge_group(model, sandbox, sample, group.ids, single, config)
+        if isinstance(merged, Failure):
+            notes.append(f"merge_fallback {'+'.join(group.ids)}: {merged.reason}: {merged.detail[:300]}")
+            continue
+        notes.append(f"merged {'+'.join(group.ids)} into {merged.name}")
+        for i in group.ids:
+            replaced[i] = merged
+    if not replaced:
+        return sample.model_copy(update={"notes": notes})
+    out: list[SynthTool] = []
+    for t in tools:
+        sid = next(iter(t.calls)) if len(t.calls) == 1 else None
+        new = replaced.get(sid) if sid is not None else None
+        if new is None:
+            out.append(t)
+        elif new not in out:
+            out.append(new)
+    return sample.model_copy(update={"tools": out, "notes": notes})

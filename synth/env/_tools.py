@@ -1,0 +1,262 @@
+"""Stage 4: a validated tool per sub-question (document, complexity scaling, golden call, code).
+
+The code loop is: write -> static checks -> run the golden call(s) in the sandbox (output
+must contain the sub-answer; two fresh sessions must agree) -> on failure, feed the failure
+back and rewrite, up to `code_retries` times; then reject with the last failure's code.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import jsonschema
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, Field, ValidationError
+
+from agent_sdk import ChatMessage
+from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
+from synth.core import ask_structured, format_validation_error
+from synth.env import prompts
+from synth.env._code import CodeProblem, check_code, contains_answer, extract_code, normalize_answer, render_module
+from synth.env.config import SynthConfig
+from synth.env.records import Failure, Sample, SubQuestion, SynthTool, ToolDoc
+
+_ERROR_KINDS = {
+    "invalid_arguments": "golden_call_invalid_args",
+    "unknown_tool": "golden_call_error",
+    "exception": "golden_call_error",
+    "timeout": "timeout",
+    "crash": "crash",
+    "memory": "crash",
+    "oversized_output": "golden_call_error",
+}
+
+
+class DocReply(BaseModel):
+    """A tool document plus the golden call of the sub-question it was designed for."""
+
+    tool: ToolDoc
+    golden_arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class CodeReply(BaseModel):
+    """The implementation."""
+
+    code: str = Field(min_length=1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Member:
+    """One sub-question a tool must answer: its golden call and expected answer."""
+
+    sub: SubQuestion
+    arguments: dict[str, Any]
+
+
+def sources_of(sample: Sample, sub: SubQuestion) -> str:
+    """The text golden-call arguments may be taken from: the sub-question and its dependencies' answers."""
+    answers = [q.answer for q in sample.sub_questions if q.id in sub.depends_on]
+    return "\n".join([sub.question, *answers])
+
+
+def _string_leaves(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _string_leaves(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _string_leaves(v)]
+    return []
+
+
+def doc_problem(doc: ToolDoc, arguments: dict[str, Any], sources: str, answer: str) -> str | None:
+    """Why a tool document and its golden call are unusable (None when fine)."""
+    try:
+        ToolSpec(name=doc.name, description=doc.description, input_schema=doc.parameters)
+    except ValidationError as exc:
+        return f"invalid tool document: {format_validation_error(exc)}"
+    error = jsonschema.exceptions.best_match(validator_for(doc.parameters)(doc.parameters).iter_errors(arguments))
+    if error is not None:
+        return f"the golden arguments do not validate against the parameters: {error.message}"
+    norm_answer = normalize_answer(answer)
+    if len(norm_answer) >= 3 and norm_answer in normalize_answer(doc.description + json.dumps(doc.parameters, ensure_ascii=False)):
+        return "the tool document reveals the answer; describe the tool in general terms"
+    norm_sources = normalize_answer(sources)
+    for value in _string_leaves(arguments):
+        if normalize_answer(value) and normalize_answer(value) not in norm_sources:
+            return f"golden argument value {value!r} does not appear in the sub-question or its dependencies' answers"
+    return None
+
+
+def compatible(old: ToolDoc, new: ToolDoc) -> str | None:
+    """Why `new` is not a backward-compatible extension of `old` (None when it is)."""
+    if new.name != old.name:
+        return f"keep the tool name {old.name!r}"
+    old_props = old.parameters.get("properties", {}) or {}
+    new_props = new.parameters.get("properties", {}) or {}
+    for key, schema in old_props.items():
+        if key not in new_props:
+            return f"keep the existing parameter {key!r}"
+        if isinstance(schema, dict) and isinstance(new_props[key], dict) and schema.get("type") != new_props[key].get("type"):
+            return f"keep the type of parameter {key!r}"
+    if sorted(new.parameters.get("required", []) or []) != sorted(old.parameters.get("required", []) or []):
+        return "keep the required list unchanged (new parameters must be optional)"
+    if len(json.dumps(new.parameters, sort_keys=True)) <= len(json.dumps(old.parameters, sort_keys=True)):
+        return "add at least one optional parameter or enum value"
+    return None
+
+
+def probe_env(name: str, function: str, description: str, schema: dict[str, Any], code: str, members: list[Member], sample: Sample) -> Environment:
+    """A one-tool environment to run a candidate implementation in the sandbox.
+
+    Raises:
+        pydantic.ValidationError: when the document or a golden call breaks the contract.
+    """
+    first = members[0].sub
+    return Environment.build(
+        render_module([(name, function, code)]),
+        domain=sample.seed.domain,
+        language=sample.seed.language,
+        source=Source(kind="qa", ref=sample.seed.ref),
+        task=Task(question=first.question, answer=first.answer, scenario="single_hop" if len(members) == 1 else "parallel_single_hop"),
+        subtasks=[
+            Subtask(id=m.sub.id, question=m.sub.question, answer=m.sub.answer, golden_call=GoldenCall(tool=name, arguments=m.arguments))
+            for m in members
+        ],
+        tools=[ToolSpec(name=name, description=description, input_schema=schema)],
+    )
+
+
+async def run_members(sandbox: Any, env: Environment, name: str, members: list[Member]) -> Failure | None:
+    """Replay every member's golden call in two fresh sessions: answers present, outputs identical."""
+    outputs: list[list[str]] = []
+    for _ in range(2):
+        texts = []
+        async with await sandbox.open_session(env) as session:
+            for m in members:
+                with anyio.fail_after(env.spec.limits.call_timeout_s * 4 + 10):
+                    outcome = await session.call(name, m.arguments)
+                if not outcome.ok:
+                    code = _ERROR_KINDS.get(outcome.error_kind or "", "golden_call_error")
+                    return Failure(reason=code, detail=f"{m.sub.id}: {name}(**{json.dumps(m.arguments, ensure_ascii=False)}) failed: {outcome.text[:600]}")
+                if not contains_answer(outcome.text, m.sub.answer):
+                    return Failure(
+                        reason="answer_missing",
+                        detail=f"{m.sub.id}: {name}(**{json.dumps(m.arguments, ensure_ascii=False)}) returned {outcome.text[:600]!r}, "
+                        f"which does not contain the answer {m.sub.answer!r}",
+                    )
+                texts.append(outcome.text)
+            if not outputs:
+                leak = await _answer_elsewhere(session, name, env, members)
+                if leak is not None:
+                    return leak
+        outputs.append(texts)
+    if outputs[0] != outputs[1]:
+        return Failure(reason="nondeterministic", detail=f"two fresh sessions returned different outputs: {outputs[0]!r} vs {outputs[1]!r}"[:1200])
+    return None
+
+
+def _variants(arguments: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
+    required = [k for k in schema.get("required", []) or [] if isinstance(arguments.get(k), str)]
+    return [{**arguments, k: "zz" + arguments[k]} for k in required or [k for k, v in arguments.items() if isinstance(v, str)]]
+
+
+async def _answer_elsewhere(session: Any, name: str, env: Environment, members: list[Member]) -> Failure | None:
+    """The answer must not come back for other inputs (verify checks the same, later)."""
+    schema = env.spec.tools[0].input_schema
+    for m in members:
+        for variant in _variants(m.arguments, schema):
+            with anyio.fail_after(env.spec.limits.call_timeout_s * 4 + 10):
+                outcome = await session.call(name, variant)
+            if outcome.ok and contains_answer(outcome.text, m.sub.answer):
+                return Failure(
+                    reason="answer_not_distinctive",
+                    detail=f"{m.sub.id}: {name}(**{json.dumps(variant, ensure_ascii=False)}) also returned the answer "
+                    f"{m.sub.answer!r}; return it only for the matching input and 'not found' otherwise",
+                )
+    return None
+
+
+async def write_code(
+    model: Any, sandbox: Any, sample: Sample, *, name: str, description: str, schema: dict[str, Any], members: list[Member], config: SynthConfig
+) -> str | Failure:
+    """Write and validate an implementation, feeding failures back; the last failure rejects."""
+    convo: list[ChatMessage] = prompts.tool_code(name, schema, [(m.arguments, m.sub.answer) for m in members], description)
+    params = list((schema.get("properties") or {}).keys())
+    failure = Failure(reason="code_invalid_output")
+    for _ in range(config.code_retries + 1):
+        reply = await ask_structured(
+            model, convo, CodeReply, retries=config.retries, settings=config.sampling, include_schema=False, parse=extract_code
+        )
+        if reply.value is None:
+            return Failure(reason=f"code_{reply.reason_code}", detail=reply.detail)
+        code = reply.value.code
+        try:
+            check_code(code, name, params)
+            env = probe_env(name, name, description, schema, code, members, sample)
+        except CodeProblem as problem:
+            failure = Failure(reason=problem.code, detail=str(problem))
+        except ValidationError as exc:
+            failure = Failure(reason="schema_invalid", detail=format_validation_error(exc))
+        else:
+            result = await run_members(sandbox, env, name, members)
+            if result is None:
+                return code
+            failure = result
+        convo = convo + [
+            ChatMessage(role="assistant", content=reply.raw),
+            ChatMessage(role="user", content=f"The code failed ({failure.reason}): {failure.detail}\nFix it and reply with the whole corrected ```python block."),
+        ]
+    return failure
+
+
+async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQuestion, config: SynthConfig) -> SynthTool | Failure:
+    """Document, scale, call and implement one sub-question's tool."""
+    sources = sources_of(sample, sub)
+    doc_reply = await ask_structured(
+        model, prompts.tool_doc(sample, sub), DocReply, retries=config.retries, settings=config.sampling,
+        check=lambda r: doc_problem(r.tool, r.golden_arguments, sources, sub.answer),
+    )
+    if doc_reply.value is None:
+        return Failure(reason=f"tool_doc_{doc_reply.reason_code}", detail=f"{sub.id}: {doc_reply.detail}")
+    doc, arguments = doc_reply.value.tool, doc_reply.value.golden_arguments
+    scaled = False
+    if config.scale_complexity:
+        bigger = await ask_structured(
+            model, prompts.scale_doc(doc), ToolDoc, retries=config.retries, settings=config.sampling,
+            check=lambda d: compatible(doc, d) or doc_problem(d, arguments, sources, sub.answer),
+        )
+        if bigger.value is not None:
+            doc, scaled = bigger.value, True
+    code = await write_code(
+        model, sandbox, sample, name=doc.name, description=doc.description, schema=doc.parameters,
+        members=[Member(sub=sub, arguments=arguments)], config=config,
+    )
+    if isinstance(code, Failure):
+        return Failure(reason=code.reason, detail=f"{sub.id}: {code.detail}")
+    return SynthTool(
+        name=doc.name, function=doc.name, description=doc.description, input_schema=doc.parameters, code=code,
+        calls={sub.id: arguments}, scaled=scaled,
+    )
+
+
+async def synthesize_tools(model: Any, sandbox: Any, sample: Sample, config: SynthConfig) -> Sample | Failure:
+    """Stage 4 for a whole sample: every sub-question that needs a tool gets one, or the sample is rejected."""
+    assert sample.necessity is not None
+    targets = [q for q in sample.sub_questions if sample.necessity[q.id].needs_tool]
+    results: list[SynthTool | Failure | None] = [None] * len(targets)
+
+    async def one(i: int, sub: SubQuestion) -> None:
+        results[i] = await synthesize_tool(model, sandbox, sample, sub, config)
+
+    async with anyio.create_task_group() as tg:
+        for i, sub in enumerate(targets):
+            tg.start_soon(one, i, sub)
+    failures = [r for r in results if isinstance(r, Failure)]
+    if failures:
+        return failures[0]
+    notes = [f"scaling_fallback {t.calls and next(iter(t.calls))}" for t in results if isinstance(t, SynthTool) and not t.scaled and config.scale_complexity]
+    return sample.model_copy(update={"tools": [r for r in results if isinstance(r, SynthTool)], "notes": sample.notes + notes})

@@ -1,0 +1,58 @@
+"""Configuration of the environment-synthesis pipeline, with its documented defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_sdk import SamplingSettings
+
+__all__ = ["SynthConfig", "Thresholds", "STAGES"]
+
+STAGES = ("decompose", "leak_audit", "necessity", "checks", "tools", "merge", "assemble")
+"""Stage names, in pipeline order (also the names of their JSONL files)."""
+
+
+class Thresholds(BaseModel):
+    """Minimum judge scores (each in [0, 1]) a sample needs to pass the checks stage.
+
+    Defaults: 0.6 for each of the four checks and 0.7 for their mean — a sample may be
+    weak on one criterion but must be reasonable on all and good on average.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    dependency: float = Field(default=0.6, ge=0, le=1, description="Dependencies are exactly what each step needs.")
+    atomicity: float = Field(default=0.6, ge=0, le=1, description="Each sub-question asks for one fact.")
+    serialization: float = Field(default=0.6, ge=0, le=1, description="No artificial chaining of parallel steps.")
+    completeness: float = Field(default=0.6, ge=0, le=1, description="The sub-questions cover the main question.")
+    mean: float = Field(default=0.7, ge=0, le=1, description="Minimum mean of the four scores.")
+
+
+class SynthConfig(BaseModel):
+    """Everything `synthesize_envs` can be told; the CLI maps its flags onto these fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_hops: int = Field(default=2, ge=1, le=12, description="Fewest sub-questions for corpus/domain inputs.")
+    max_hops: int = Field(default=4, ge=1, le=12, description="Most sub-questions for any input.")
+    retries: int = Field(default=2, ge=0, le=10, description="Re-asks after invalid structured output.")
+    code_retries: int = Field(default=2, ge=0, le=10, description="Re-writes of tool code after a sandbox failure.")
+    scale_complexity: bool = Field(default=True, description="Add optional parameters/enums to tool documents.")
+    merge: bool = Field(default=True, description="Merge tools of sub-questions that share an intent.")
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    sampling: SamplingSettings = Field(
+        default_factory=lambda: SamplingSettings(temperature=0.0, max_tokens=1536),
+        description="Sampling settings of every request (temperature 0 keeps re-runs reproducible).",
+    )
+    max_llm_concurrency: int = Field(default=8, ge=1, description="LLM requests in flight.")
+    samples_in_flight: int = Field(default=16, ge=1, description="Samples processed concurrently.")
+    llm_timeout_s: float = Field(default=600.0, gt=0, description="Per-request timeout.")
+    leak_threshold: float = Field(default=0.9, gt=0, le=1, description="Cosine similarity at or above which a main question is a benchmark leak.")
+    leak_audit: bool = Field(default=True, description="Run the benchmark leak audit (needs sentence-transformers).")
+    benchmark_files: list[Path] | None = Field(
+        default=None, description="Benchmark question files for the leak audit; None discovers the installed ones."
+    )
+    sandbox_workers: int = Field(default=2, ge=1, description="Sandbox worker processes.")
+    unsafe_no_sandbox: bool = Field(default=False, description="Run tool code without isolation (only where none is available).")

@@ -1,0 +1,229 @@
+"""`synthesize_envs`: the resumable environment-synthesis pipeline (DESIGN §8).
+
+Each sample flows through the stages in order. A stage whose store already holds the sample
+(accepted or rejected) is skipped and its stored record reused, so a re-run after `kill -9`
+redoes only unfinished work — and with the response cache, costs no LLM calls for the work
+redone. At the end every store is rewritten in input order, so the output is identical
+however often the run was interrupted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from synth.core import (
+    InputError,
+    JsonlStore,
+    LLMCache,
+    MeteredModel,
+    PipelineStats,
+    Stage,
+    map_ordered,
+    read_jsonl,
+    rejections_store,
+)
+from synth.env._assemble import assemble
+from synth.env._judge import decompose, make_seed, necessity, run_checks
+from synth.env._leak import LeakAuditor, default_benchmark_files
+from synth.env._merge import merge_tools
+from synth.env._tools import synthesize_tools
+from synth.env.config import STAGES, SynthConfig
+from synth.env.records import EnvRecord, Failure, Sample, Seed
+
+__all__ = ["SynthResult", "load_seeds", "synthesize_envs"]
+
+
+class SynthResult(BaseModel):
+    """What a run produced."""
+
+    out_dir: Path
+    envs: list[EnvRecord]
+    stats: PipelineStats
+
+
+def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = None) -> tuple[list[Seed], list[InputError]]:
+    """Seeds from input JSONL files; unusable lines become errors naming file and line."""
+    seeds: list[Seed] = []
+    errors: list[InputError] = []
+    for path in inputs:
+        rows, errs = read_jsonl(path, limit=limit)
+        errors += errs
+        for row in rows:
+            try:
+                seeds.append(make_seed(row.value, row.ref, config))
+            except ValueError as exc:
+                errors.append(InputError(file=row.file, line=row.line, message=str(exc)))
+    unique = list({s.id: s for s in seeds}.values())
+    return unique, errors
+
+
+class _Run:
+    def __init__(self, out_dir: Path, model: MeteredModel, sandbox: Any, auditor: LeakAuditor | None, config: SynthConfig, stages: set[str]) -> None:
+        self.out = out_dir
+        self.model = model
+        self.sandbox = sandbox
+        self.auditor = auditor
+        self.config = config
+        self.selected = stages
+        self.rejected = rejections_store(out_dir)
+        self.stages = {name: Stage.open(out_dir, name, self.rejected) for name in STAGES}
+
+    async def _step(self, name: str, record_id: str, compute: Any) -> dict[str, Any] | None:
+        """The stored record of stage `name`, computing it when the stage is selected and not done."""
+        stage = self.stages[name]
+        if record_id in stage.out:
+            return stage.out.get(record_id)
+        if stage.done(record_id) or name not in self.selected:
+            return None
+        result = await compute()
+        if isinstance(result, Failure):
+            stage.reject(record_id, result.reason, result.detail)
+            return None
+        stage.accept(result)
+        return stage.out.get(record_id)
+
+    async def process(self, seed: Seed) -> dict[str, Any] | None:
+        cfg = self.config
+        rec = await self._step("decompose", seed.id, lambda: decompose(self.model, seed, cfg))
+        if rec is None:
+            return None
+        sample = Sample.model_validate(rec)
+        rec = await self._step("leak_audit", seed.id, lambda: self._audit(sample))
+        if rec is None:
+            return None
+        for name, fn in (
+            ("necessity", lambda s: necessity(self.model, s, cfg)),
+            ("checks", lambda s: run_checks(self.model, s, cfg)),
+            ("tools", lambda s: synthesize_tools(self.model, self.sandbox, s, cfg)),
+            ("merge", lambda s: merge_tools(self.model, self.sandbox, s, cfg)),
+        ):
+            current = sample
+            rec = await self._step(name, seed.id, lambda: fn(current))
+            if rec is None:
+                return None
+            sample = Sample.model_validate(rec)
+        final = sample
+        return await self._step("assemble", seed.id, lambda: assemble(final, self.sandbox, self.out))
+
+    async def _audit(self, sample: Sample) -> Sample | Failure:
+        if self.auditor is None:
+            return sample
+        for text in filter(None, [sample.question, sample.seed.question]):
+            hit = await self.auditor.check(text)
+            if hit is not None:
+                return Failure(
+                    reason="benchmark_leak",
+                    detail=f"similarity {hit.score:.3f} to {hit.benchmark_question[:300]!r} ({hit.source})",
+                )
+        return sample
+
+    def compact(self, seeds: Sequence[Seed]) -> None:
+        order = [s.id for s in seeds]
+        for stage in self.stages.values():
+            if stage.out.path.exists():
+                stage.out.compact(order)
+        if self.rejected.path.exists():
+            self.rejected.compact([f"{name}:{i}" for i in order for name in STAGES])
+
+
+def _distributions(envs: list[EnvRecord], samples: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "envs_by_scenario": dict(sorted(Counter(e.scenario for e in envs).items())),
+        "envs_by_hops": {str(k): v for k, v in sorted(Counter(e.hops for e in envs).items())},
+        "envs_by_tools": {str(k): v for k, v in sorted(Counter(e.tools for e in envs).items())},
+        "envs_by_domain": dict(sorted(Counter(e.domain for e in envs).items())),
+        "envs_by_language": dict(sorted(Counter(e.language for e in envs).items())),
+        "decomposed_by_scenario": dict(sorted(Counter(s["scenario"] for s in samples).items())),
+        "decomposed_by_hops": {str(k): v for k, v in sorted(Counter(len(s["sub_questions"]) for s in samples).items())},
+    }
+
+
+async def synthesize_envs(
+    model: Any,
+    out_dir: str | Path,
+    *,
+    inputs: Sequence[Path] = (),
+    config: SynthConfig | None = None,
+    stages: Sequence[str] | None = None,
+    limit: int | None = None,
+    sandbox: Any | None = None,
+    auditor: LeakAuditor | None = None,
+    show_progress: bool | None = None,
+) -> SynthResult:
+    """Turn question/corpus/domain rows into verified environments under `out_dir/envs/`.
+
+    Args:
+        model: any `ChatModel`; it is wrapped with the response cache (`out_dir/cache/llm`),
+            the concurrency limit and counters.
+        out_dir: stage stores, `rejected.jsonl`, `stats.json`, `envs/`.
+        inputs: input JSONL files; when empty, the seeds of a previous run (`seeds.jsonl`).
+        config: pipeline settings (defaults documented on `SynthConfig`).
+        stages: run only these stages (their inputs come from earlier stages' stores).
+        limit: read only the first `limit` rows of each input file.
+        sandbox: a started `LocalSandbox` (one is started when None).
+        auditor: a loaded `LeakAuditor` (loaded from the benchmark files when None and enabled).
+
+    Raises:
+        ValueError: on an unknown stage name or when there is no input at all.
+    """
+    config = config or SynthConfig()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    selected = set(stages or STAGES)
+    unknown = selected - set(STAGES)
+    if unknown:
+        raise ValueError(f"unknown stage(s) {sorted(unknown)}; stages are {', '.join(STAGES)}")
+    started = time.monotonic()
+    seed_store = JsonlStore(out / "seeds.jsonl")
+    errors: list[InputError] = []
+    if inputs:
+        seeds, errors = load_seeds(inputs, config, limit)
+        for s in seeds:
+            seed_store.append(s)
+    else:
+        seeds = [Seed.model_validate(r) for r in seed_store.records()]
+    if not seeds and not errors:
+        raise ValueError(f"no input: pass input files or run in a directory with seeds.jsonl ({out})")
+    metered = model if isinstance(model, MeteredModel) else MeteredModel(
+        model, cache=LLMCache(out / "cache" / "llm"), max_concurrency=config.max_llm_concurrency, timeout_s=config.llm_timeout_s
+    )
+    leak_note = "disabled"
+    if auditor is None and config.leak_audit and "leak_audit" in selected:
+        files = config.benchmark_files if config.benchmark_files is not None else default_benchmark_files()
+        auditor = await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=out / "cache")
+    if auditor is not None:
+        leak_note = f"{len(auditor.texts)} benchmark questions from {len(set(auditor.sources))} files, threshold {auditor.threshold}"
+
+    async def run_all(sb: Any) -> _Run:
+        run = _Run(out, metered, sb, auditor, config, selected)
+        await map_ordered(seeds, run.process, limit=config.samples_in_flight, description="synth env", show_progress=show_progress)
+        return run
+
+    if sandbox is None:
+        from mcp_servers import LocalSandbox
+
+        async with LocalSandbox(workers=config.sandbox_workers, unsafe=config.unsafe_no_sandbox) as sb:
+            run = await run_all(sb)
+    else:
+        run = await run_all(sandbox)
+    run.compact(seeds)
+    seed_store.compact([s.id for s in seeds])
+    envs = [EnvRecord.model_validate(r) for r in run.stages["assemble"].out.records()]
+    stats = PipelineStats.finish(
+        out / "stats.json",
+        pipeline="synth.env",
+        stages=list(run.stages.values()),
+        llm=metered.counts,
+        wall_time_s=time.monotonic() - started,
+        input_records=len(seeds),
+        input_errors=errors,
+        outputs=len(envs),
+        extra={"leak_audit": leak_note, **_distributions(envs, run.stages["decompose"].out.records())},
+    )
+    return SynthResult(out_dir=out, envs=envs, stats=stats)

@@ -1,0 +1,143 @@
+"""A scripted LLM for synth/env tests: answers each stage's prompt from a `Script`.
+
+The reply is chosen by the stage (recognised from the first user message) and, for code,
+by the attempt number (how many code replies were already given in the conversation).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_sdk import ChatMessage
+
+LANDMARK_CODE = '''
+DATA = {"eiffel tower": {"city": "Paris", "country": "France"}, "colosseum": {"city": "Rome", "country": "Italy"}}
+
+def get_landmark_city(landmark, language="en"):
+    row = DATA.get(landmark.strip().lower())
+    if row is None:
+        return {"error": "not found"}
+    return dict(row)
+'''
+
+WEATHER_CODE = '''
+WEATHER = {"paris": "18°C", "rome": "24°C", "berlin": "12°C"}
+
+def get_city_weather(city, units="metric"):
+    temp = WEATHER.get(city.strip().lower())
+    if temp is None:
+        return {"error": "not found"}
+    return {"city": city, "temperature": temp}
+'''
+
+
+def doc(name: str, params: dict[str, str], golden: dict[str, Any], description: str = "Look up data.") -> str:
+    return json.dumps(
+        {
+            "tool": {
+                "name": name,
+                "description": description,
+                "parameters": {"type": "object", "properties": {k: {"type": v} for k, v in params.items()}, "required": list(params)},
+            },
+            "golden_arguments": golden,
+        },
+        ensure_ascii=False,
+    )
+
+
+def fenced(code: str) -> str:
+    return f"Here is the code:\n```python\n{code.strip()}\n```"
+
+
+@dataclass
+class Script:
+    """Replies per stage. Lists are consumed per attempt; a callable gets the messages."""
+
+    decompose: list[Any] = field(default_factory=lambda: [json.dumps({
+        "main_question": "What is the current temperature in the city where the Eiffel Tower stands?",
+        "final_answer": "18°C",
+        "sub_questions": [
+            {"id": "q1", "question": "In which city is the Eiffel Tower located?", "answer": "Paris", "depends_on": []},
+            {"id": "q2", "question": "What is the current temperature in Paris?", "answer": "18°C", "depends_on": ["q1"]},
+        ],
+    })])
+    necessity: Any = None
+    judge: Any = '{"score": 0.9, "reason": "looks right"}'
+    docs: dict[str, Any] = field(default_factory=lambda: {
+        "q1": doc("get_landmark_city", {"landmark": "string"}, {"landmark": "Eiffel Tower"}, "Find the city of a landmark."),
+        "q2": doc("get_city_weather", {"city": "string"}, {"city": "Paris"}, "Current weather of a city."),
+    })
+    scale: Any = None
+    code: dict[str, list[Any]] = field(default_factory=lambda: {
+        "get_landmark_city": [fenced(LANDMARK_CODE)],
+        "get_city_weather": [fenced(WEATHER_CODE)],
+    })
+    groups: Any = '{"groups": []}'
+    merged: Any = None
+    crash_on: str | None = None
+    log: list[str] = field(default_factory=list)
+
+    def __call__(self, messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
+        first = next(m.content or "" for m in messages if m.role == "user")
+        answered = sum(1 for m in messages if m.role == "assistant")
+        stage, key = self._stage(first)
+        self.log.append(f"{stage}:{key}")
+        if self.crash_on is not None and f"{stage}:{key}" == self.crash_on:
+            raise Crash(self.crash_on)
+        reply = self._reply(stage, key, first, answered)
+        return reply(messages) if callable(reply) else reply
+
+    def _stage(self, first: str) -> tuple[str, str]:
+        if "Break the main question into" in first:
+            return "decompose", ""
+        if "For every sub-question decide whether" in first:
+            return "necessity", ""
+        if "Judge this criterion only" in first:
+            return "check", re.search(r"Judge this criterion only.\n(\w+)", first).group(1).lower()
+        if "Design one reusable API tool" in first:
+            return "doc", re.search(r"Sub-question \((\w+)\)", first).group(1)
+        if "Make this tool more realistic" in first:
+            return "scale", json.loads(first.split("Tool document:\n", 1)[1].split("\n\n", 1)[0])["name"]
+        if "Implement this tool in Python" in first:
+            return "code", re.search(r"Name: (\w+)", first).group(1)
+        if "Group the sub-questions" in first:
+            return "groups", ""
+        if "share one intent" in first:
+            return "merged", ""
+        raise AssertionError(f"unrecognised prompt: {first[:200]}")
+
+    def _reply(self, stage: str, key: str, first: str, answered: int) -> Any:
+        if stage == "decompose":
+            return self.decompose[min(answered, len(self.decompose) - 1)]
+        if stage == "necessity":
+            if self.necessity is not None:
+                return self.necessity
+            ids = list(dict.fromkeys(re.findall(r'"id": "(\w+)"', first.split("For every sub-question")[0])))
+            return json.dumps({"items": [{"id": i, "needs_tool": True, "reason": "needs a lookup"} for i in ids]})
+        if stage == "check":
+            return self.judge[key] if isinstance(self.judge, dict) else self.judge
+        if stage == "doc":
+            return self.docs[key]
+        if stage == "scale":
+            if self.scale is not None:
+                return self.scale.get(key, "no") if isinstance(self.scale, dict) else self.scale
+            base = json.loads(first.split("Tool document:\n", 1)[1].split("\n\n", 1)[0])
+            props = dict(base["parameters"]["properties"])
+            props["language" if "landmark" in props else "units"] = {"type": "string", "enum": ["en", "fr"] if "landmark" in props else ["metric", "imperial"]}
+            return json.dumps({**base, "parameters": {**base["parameters"], "properties": props}})
+        if stage == "code":
+            attempts = self.code[key]
+            code_turns = answered  # each earlier code reply is one assistant message
+            return attempts[min(code_turns, len(attempts) - 1)]
+        if stage == "groups":
+            return self.groups
+        if stage == "merged":
+            return self.merged
+        raise AssertionError(stage)
+
+
+class Crash(BaseException):
+    """Simulates the process dying mid-run (not an Exception, so nothing catches it)."""

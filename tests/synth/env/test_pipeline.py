@@ -1,0 +1,180 @@
+import json
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+import synth.env
+from envscript import Script, doc, fenced
+from mcp_servers import build_env_server, load_env
+from scripted import ScriptedModel
+from synth.env import SynthConfig, synthesize_envs
+
+QUESTION_ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
+
+
+def write_rows(path: Path, *rows) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def rejected(out: Path) -> list[dict]:
+    p = out / "rejected.jsonl"
+    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+
+
+async def run(tmp_path, script, sandbox, auditor=None, rows=(QUESTION_ROW,), **cfg):
+    inp = write_rows(tmp_path / "in.jsonl", *rows)
+    config = SynthConfig(leak_audit=auditor is not None, **cfg)
+    model = ScriptedModel(script)
+    result = await synthesize_envs(model, tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, auditor=auditor, show_progress=False)
+    return result, model
+
+
+def test_public_api():
+    assert {"synthesize_envs", "import_envs", "SynthConfig", "Thresholds", "render_report"} <= set(synth.env.__all__)
+
+
+@pytest.mark.anyio
+async def test_clean_multi_hop_end_to_end_served_over_mcp(tmp_path, sandbox, auditor):
+    result, model = await run(tmp_path, Script(), sandbox, auditor)
+    assert rejected(tmp_path / "out") == []
+    (record,) = result.envs
+    assert record.scenario == "multi_hop" and record.hops == 2 and record.tools == 2
+    env = load_env(tmp_path / "out" / record.path)
+    assert env.spec.id == record.env_id and env.spec.language == "en"
+    assert [s.golden_call.tool for s in env.spec.subtasks] == ["get_landmark_city", "get_city_weather"]
+    assert env.spec.subtasks[1].depends_on == ["q1"]
+    assert "language" in env.spec.tool("get_landmark_city").input_schema["properties"]  # complexity scaling kept
+    async with Client(build_env_server(env, sandbox), mode="legacy") as client:
+        listed = await client.list_tools()
+        assert sorted(t.name for t in listed.tools) == ["get_city_weather", "get_landmark_city"]
+        city = await client.call_tool("get_landmark_city", {"landmark": "Eiffel Tower"})
+        weather = await client.call_tool("get_city_weather", {"city": "Paris"})
+    assert not city.is_error and "Paris" in city.content[0].text
+    assert "18°C" in weather.content[0].text
+    stats = json.loads((tmp_path / "out" / "stats.json").read_text())
+    assert stats["outputs"] == 1 and stats["funnel"][-1] == {"stage": "assemble", "seen": 1, "accepted": 1, "rejected": 0, "reasons": {}}
+    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + 4 + 2 * 3 + 1
+    assert "609 benchmark questions" in stats["extra"]["leak_audit"]
+
+
+@pytest.mark.anyio
+async def test_rerun_is_free_and_identical(tmp_path, sandbox):
+    first, _ = await run(tmp_path, Script(), sandbox)
+    snapshot = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file() and "cache" not in p.parts and p.name != "stats.json"}
+    again, model = await run(tmp_path, Script(), sandbox)
+    assert model.requests == []
+    assert again.envs == first.envs
+    assert {p: p.read_bytes() for p in snapshot} == snapshot
+    assert again.stats.runs == 2 and again.stats.llm_last_run.calls == 0
+
+
+@pytest.mark.anyio
+async def test_chinese_domain_only_sample(tmp_path, sandbox):
+    landmark = doc("lookup_landmark_city", {"landmark": "string"}, {"landmark": "故宫博物院"}, "查询地标所在城市。")
+    weather = doc("lookup_city_temperature", {"city": "string"}, {"city": "北京"}, "查询城市当前气温。")
+    script = Script(
+        decompose=[json.dumps({
+            "main_question": "故宫博物院所在城市今天的气温是多少？",
+            "final_answer": "21摄氏度",
+            "sub_questions": [
+                {"id": "q1", "question": "故宫博物院位于哪个城市？", "answer": "北京", "depends_on": []},
+                {"id": "q2", "question": "北京今天的气温是多少？", "answer": "21摄氏度", "depends_on": ["q1"]},
+            ],
+        }, ensure_ascii=False)],
+        docs={"q1": landmark, "q2": weather},
+        scale="不行",
+        code={
+            "lookup_landmark_city": [fenced('DATA = {"故宫博物院": "北京", "外滩": "上海"}\n\ndef lookup_landmark_city(landmark):\n    city = DATA.get(landmark.strip())\n    return {"city": city} if city else {"error": "未找到"}')],
+            "lookup_city_temperature": [fenced('T = {"北京": "21摄氏度", "上海": "25摄氏度"}\n\ndef lookup_city_temperature(city):\n    t = T.get(city.strip())\n    return {"城市": city, "气温": t} if t else {"error": "未找到"}')],
+        },
+    )
+    result, model = await run(tmp_path, script, sandbox, rows=[{"domain": "在线预订（酒店、机票、门票）", "knowledge_corpus": ""}])
+    assert rejected(tmp_path / "out") == []
+    (record,) = result.envs
+    env = load_env(tmp_path / "out" / record.path)
+    assert env.spec.language == "zh" and env.spec.task.answer == "21摄氏度"
+    assert "Simplified Chinese" in model.requests[0][1].content
+    assert "scaling_fallback q1" in record.notes  # the scaler's garbage reply kept the unscaled document
+
+
+@pytest.mark.anyio
+async def test_malformed_json_then_correct_retry(tmp_path, sandbox):
+    good = Script().decompose[0]
+    result, model = await run(tmp_path, Script(decompose=['{"main_question": "What is', good]), sandbox)
+    assert len(result.envs) == 1
+    retry = model.requests[1]
+    assert retry[-2].content == '{"main_question": "What is' and "could not be used" in retry[-1].content
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("judge", "reason"),
+    [
+        (RuntimeError("judge backend down"), "judge_model_error"),
+        ('{"reason": "fine, I guess"}', "judge_invalid_output"),
+        ("Looks good to me!", "judge_no_json"),
+        ('{"score": 0.2, "reason": "q2 does not need q1"}', "low_dependency"),
+    ],
+)
+async def test_a_judge_that_errors_or_omits_its_score_rejects(tmp_path, sandbox, judge, reason):
+    result, _ = await run(tmp_path, Script(judge=judge), sandbox)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert rej["stage"] == "checks" and rej["reason"] == reason
+    assert not (tmp_path / "out" / "envs").exists() or not any((tmp_path / "out" / "envs").iterdir())
+
+
+@pytest.mark.anyio
+async def test_code_that_never_contains_the_answer_is_rejected(tmp_path, sandbox):
+    wrong = fenced('def get_city_weather(city, units="metric"):\n    return {"city": city, "temperature": "9°C"}')
+    script = Script(code={"get_landmark_city": Script().code["get_landmark_city"], "get_city_weather": [wrong]})
+    result, model = await run(tmp_path, script, sandbox, code_retries=2)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("tools", "answer_missing")
+    assert "q2" in rej["detail"] and "18°C" in rej["detail"]
+    assert script.log.count("code:get_city_weather") == 3  # first try + 2 retries, each told why
+    feedback = [m.content for r in model.requests for m in r if m.role == "user" and "The code failed (answer_missing)" in (m.content or "")]
+    assert feedback
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import random\n\ndef get_city_weather(city, units="metric"):\n    return {"temperature": "18°C", "noise": random.random()}',
+        'import time\n\ndef get_city_weather(city, units="metric"):\n    return {"temperature": "18°C", "at": time.time()}',
+        'from datetime import datetime\n\ndef get_city_weather(city, units="metric"):\n    return {"temperature": "18°C", "at": datetime.now().isoformat()}',
+    ],
+)
+async def test_code_using_random_or_time_is_rejected_nondeterministic(tmp_path, sandbox, code):
+    script = Script(code={"get_landmark_city": Script().code["get_landmark_city"], "get_city_weather": [fenced(code)]})
+    result, _ = await run(tmp_path, script, sandbox, code_retries=1)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("tools", "nondeterministic")
+
+
+@pytest.mark.anyio
+async def test_duplicate_tool_names_are_renamed_never_overwritten(tmp_path, sandbox):
+    landmark = Script().code["get_landmark_city"][0].replace("get_landmark_city", "lookup")
+    weather = Script().code["get_city_weather"][0].replace("get_city_weather", "lookup")
+    script = Script(
+        docs={
+            "q1": doc("lookup", {"landmark": "string"}, {"landmark": "Eiffel Tower"}),
+            "q2": doc("lookup", {"city": "string"}, {"city": "Paris"}),
+        },
+        scale="{}",
+        code={"lookup": [lambda messages: landmark if "landmark" in messages[1].content.split("Parameters")[1][:200] else weather]},
+    )
+    result, _ = await run(tmp_path, script, sandbox)
+    (record,) = result.envs
+    assert "renamed duplicate tool lookup to lookup_2" in record.notes
+    env = load_env(tmp_path / "out" / record.path)
+    assert [t.name for t in env.spec.tools] == ["lookup", "lookup_2"]
+    async with Client(build_env_server(env, sandbox), mode="legacy") as client:
+        a = await client.call_tool("lookup", {"landmark": "Eiffel Tower"})
+        b = await client.call_tool("lookup_2", {"city": "Paris"})
+    assert "Paris" in a.content[0].text and "18°C" in b.content[0].text

@@ -21,9 +21,18 @@ from mcp_servers._spec import (
     find_envs,
     load_env,
 )
+from mcp_servers._verify import EnvReport, VerifyReport, verify_env, verify_paths
+from mcp_servers._verify_checks import Finding, answer_in_output, normalize_answer
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
+    "EnvReport",
+    "Finding",
+    "VerifyReport",
+    "answer_in_output",
+    "normalize_answer",
+    "verify_env",
+    "verify_paths",
     "ArenaServer",
     "Binding",
     "EnvLoadError",

@@ -23,8 +23,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_sdk import ToolCallRecord, Trajectory
-from mcp_servers import EnvSpec
-from mcp_servers._verify_checks import answer_in_output
+from mcp_servers import EnvSpec, answer_in_output
 
 __all__ = ["RewardParts", "f1_from_counts", "f1_reward", "subtask_solved_by"]
 

@@ -1,0 +1,108 @@
+"""`astra demo`: the main job, end to end on the embedded default with no network.
+
+Verify the bundled environments, serve them from an arena, serve the embedded model
+(vLLM on the CPU, the transformers backend as fallback), run the model as an MCP client
+agent on every environment concurrently, score each episode with the F1 reward, write the
+trajectories and print a table.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from astra_cli._apps import app
+
+_EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "envs"
+
+
+async def _episode(arena_url: str, env: Any, model: Any, max_turns: int) -> dict[str, Any]:
+    from agent_sdk import Agent, Toolbox
+    from rl.reward import f1_reward
+
+    toolbox = Toolbox(f"{arena_url}/envs/{env.spec.id}/mcp", timeout_s=env.spec.limits.call_timeout_s + 5)
+    trajectory = await Agent(model, toolbox, max_turns=max_turns).run(env.spec.task.question, metadata={"env_id": env.spec.id})
+    parts = f1_reward(trajectory, env.spec)
+    trajectory.metadata["reward"] = parts.model_dump()
+    return {"env": env, "trajectory": trajectory, "reward": parts}
+
+
+async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, concurrency: int, max_turns: int, console: Console) -> float:
+    from agent_sdk import OpenAIChatModel, SamplingSettings, write_trajectories_jsonl
+    from agent_sdk._serve import serve_model
+    from mcp_servers import ArenaServer, LocalSandbox, find_envs, load_env, serve_app, verify_paths
+
+    started = time.monotonic()
+    async with LocalSandbox(workers=2) as sandbox:
+        report = await verify_paths([envs_dir], sandbox=sandbox)
+        console.print(report.table())
+        envs = [load_env(Path(r.path)) for r in report.envs if r.passed and r.path]
+        if not envs:
+            raise typer.Exit(1)
+        async with anyio.create_task_group() as tg:
+            arena = ArenaServer(envs, sandbox)
+            port = await tg.start(serve_app, arena.app)
+            arena_url = f"http://127.0.0.1:{port}"
+            console.print(f"arena: {len(envs)} environments at {arena_url}/envs/<env_id>/mcp")
+            async with AsyncExitStack() as stack:
+                with console.status(f"serving the model ({backend}) …"):
+                    served = await stack.enter_async_context(serve_model(model_dir, backend=backend))  # type: ignore[arg-type]
+                console.print(f"model: {served.model_name} via {served.backend} at {served.base_url}")
+                settings = SamplingSettings(temperature=0.0, max_tokens=256, seed=0)
+                model = OpenAIChatModel(served.model_name, base_url=served.base_url, settings=settings, max_concurrency=concurrency)
+                results: list[dict[str, Any]] = []
+                limiter = anyio.CapacityLimiter(concurrency)
+                columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+                with Progress(*columns, console=console) as progress:
+                    task = progress.add_task("episodes", total=len(envs))
+
+                    async def one(env: Any) -> None:
+                        async with limiter:
+                            results.append(await _episode(arena_url, env, model, max_turns))
+                        progress.advance(task)
+
+                    async with anyio.create_task_group() as episodes:
+                        for env in envs:
+                            episodes.start_soon(one, env)
+                await model.aclose()
+            tg.cancel_scope.cancel()
+    results.sort(key=lambda r: r["env"].path.name)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_trajectories_jsonl([r["trajectory"] for r in results], out)
+    table = Table(title="astra demo: embedded model as an MCP agent on the example environments")
+    for column in ("env", "lang", "scenario", "turns", "calls", "n_hat/n", "reward", "stop"):
+        table.add_column(column)
+    for r in results:
+        env, traj, parts = r["env"], r["trajectory"], r["reward"]
+        table.add_row(
+            env.path.name, env.spec.language, env.spec.task.scenario, str(traj.turns), str(len(traj.tool_calls)),
+            f"{parts.n_hat}/{parts.n}", f"{parts.reward:.2f}", str(traj.stop_reason),
+        )
+    console.print(table)
+    mean = sum(r["reward"].reward for r in results) / len(results)
+    summary = {"mean_reward": mean, "episodes": len(results), "wall_s": round(time.monotonic() - started, 1), "trajectories": str(out)}
+    console.print(f"mean reward {mean:.3f} over {len(results)} episodes in {summary['wall_s']} s; trajectories: {out}")
+    (out.parent / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return mean
+
+
+@app.command("demo")
+def demo(
+    envs: Annotated[Path, typer.Option(help="Directory of environments.")] = _EXAMPLES,
+    model: Annotated[str, typer.Option(help="'embedded' or a Hugging Face model directory.")] = "embedded",
+    backend: Annotated[str, typer.Option(help="auto (vLLM if installed, else transformers), vllm or local.")] = "auto",
+    out: Annotated[Path, typer.Option(help="Where to write trajectories JSONL.")] = Path("runs/demo/trajectories.jsonl"),
+    concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 16,
+    max_turns: Annotated[int, typer.Option(help="Model requests per episode.")] = 6,
+) -> None:
+    """Verify the examples, serve them and the embedded model, run the agent, score with F1."""
+    anyio.run(lambda: _run_demo(envs, model, backend, out, concurrency, max_turns, Console()))

@@ -96,10 +96,14 @@ def write_sft_parquet(trajectories: Iterable[Trajectory], path: str | Path) -> i
     """
     pa, pq = _pyarrow()
     rows = [sft_record(t) for t in trajectories]
-    messages = pa.array(
-        [[json.dumps(m, ensure_ascii=False) for m in row["messages"]] for row in rows], pa.list_(pa.json_())
-    )
-    tools = pa.array([json.dumps(row["tools"], ensure_ascii=False) for row in rows], pa.json_())
+    encoded = [json.dumps(m, ensure_ascii=False) for row in rows for m in row["messages"]]
+    offsets = [0]
+    for row in rows:
+        offsets.append(offsets[-1] + len(row["messages"]))
+    message_values = pa.ExtensionArray.from_storage(pa.json_(), pa.array(encoded, pa.string()))
+    messages = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), message_values)
+    tool_storage = pa.array([json.dumps(row["tools"], ensure_ascii=False) for row in rows], pa.string())
+    tools = pa.ExtensionArray.from_storage(pa.json_(), tool_storage)
     table = pa.table({"messages": messages, "tools": tools})
     table = table.replace_schema_metadata({"huggingface": json.dumps(_HF_FEATURES)})
     Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -79,6 +79,7 @@ async def run_episode(
             step.calls.append(ToolCallRecord(turn=turn, call=call, result=result, repair=repairs.get(call.id)))
             messages.append(ChatMessage(role="tool", content=result.observation(), tool_call_id=call.id, name=call.name))
     trajectory.usage = usage
+    trajectory.model = model.name  # a backend may learn its name on the first request
     trajectory.stop_reason = stop
     trajectory.wall_s = time.perf_counter() - started
     return trajectory

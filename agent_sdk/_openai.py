@@ -123,7 +123,7 @@ class OpenAIChatModel:
     def _http(self) -> tuple[httpx.AsyncClient, anyio.CapacityLimiter]:
         # Pools and limiters belong to one event loop; `run_sync` starts a new loop per call.
         token = anyio.lowlevel.current_token()
-        if self._client is None or self._limiter is None or self._loop_token is not token:
+        if self._client is None or self._limiter is None or self._loop_token != token:
             self._client = httpx.AsyncClient(
                 timeout=self.timeout_s,
                 headers={"Authorization": f"Bearer {self.api_key}"},

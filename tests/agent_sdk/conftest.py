@@ -177,7 +177,7 @@ async def wait_until(predicate: Callable[[], bool], timeout_s: float = 10.0) -> 
             await anyio.sleep(0.02)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def helpers() -> Any:
     """The helpers above, for test modules (tests import nothing from conftest directly)."""
 

@@ -1,0 +1,145 @@
+"""The embedded default model and `LocalChatModel`: real weights, real generation, real MCP tools."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox  # noqa: E402
+from agent_sdk._embedded import (  # noqa: E402
+    EMBEDDED_GGUF_SHA256,
+    EMBEDDED_GGUF_SIZE,
+    EMBEDDED_MODEL_NAME,
+    assemble_embedded_gguf,
+    embedded_model_dir,
+)
+from agent_sdk._local import LocalChatModel, _compact_tool  # noqa: E402
+
+FORECAST_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_forecast",
+        "description": "Get the daily weather forecast for a city.",
+        "parameters": {
+            "type": "object",
+            "title": "GetForecastArgs",
+            "properties": {
+                "city": {"type": "string", "title": "City"},
+                "date": {"type": "string", "description": "YYYY-MM-DD"},
+            },
+            "required": ["city", "date"],
+        },
+    },
+}
+QUESTION = "What is the weather forecast for Oslo on 2025-06-14?"
+SHORT = SamplingSettings(max_tokens=48)
+
+
+@pytest.fixture(scope="module")
+def local_model() -> LocalChatModel:
+    return LocalChatModel("embedded")
+
+
+def test_compact_tool_drops_schema_titles_but_keeps_a_parameter_named_title():
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "add_book",
+            "parameters": {
+                "title": "AddBookArgs",
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {"title": {"type": "string", "title": "Title"}},
+            },
+        },
+    }
+    compact = _compact_tool(tool)["function"]["parameters"]
+    assert compact == {"type": "object", "properties": {"title": {"type": "string"}}}
+
+
+def test_chunks_assemble_to_the_pinned_gguf(tmp_path):
+    gguf = assemble_embedded_gguf(tmp_path / "model.gguf")
+    assert gguf.stat().st_size == EMBEDDED_GGUF_SIZE
+    assert gguf.read_bytes()[:4] == b"GGUF"
+    assert len(EMBEDDED_GGUF_SHA256) == 64
+
+
+@pytest.mark.slow
+def test_embedded_cache_is_a_complete_hf_directory():
+    model_dir = embedded_model_dir()
+    assert embedded_model_dir() == model_dir
+    config = json.loads((model_dir / "config.json").read_text())
+    assert config["model_type"] == "qwen2" and "quantization_config" not in config
+    assert (model_dir / "model.safetensors").stat().st_size > 900_000_000
+    template = (model_dir / "chat_template.jinja").read_text()
+    assert "<tool_call>" in template and "tools" in template
+
+
+@pytest.mark.slow
+def test_prompt_renders_tools_with_the_chat_template(local_model):
+    prompt = local_model.render([ChatMessage(role="user", content=QUESTION)], [FORECAST_TOOL])
+    assert '"name": "get_forecast"' in prompt and "<tool_call>" in prompt
+    assert "GetForecastArgs" not in prompt
+    assert prompt.endswith("<|im_start|>assistant\n")
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_embedded_model_calls_a_real_example_environment(local_model, helpers):
+    env_dir = helpers.EXAMPLE_ENVS / "weather_forecast"
+    async with Toolbox(env_dir) as toolbox:
+        agent = Agent(local_model, toolbox, max_turns=2, settings=SamplingSettings(max_tokens=64))
+        trajectory = await agent.run("I'm in Oslo on 14 June 2025. What weather should I expect that day?")
+    first = trajectory.tool_calls[0]
+    assert first.name == "get_forecast"
+    assert first.arguments["city"].lower() == "oslo" and first.arguments["date"] == "2025-06-14"
+    assert first.result.ok and "light rain" in first.result.text
+    assert trajectory.model == EMBEDDED_MODEL_NAME and trajectory.usage.completion_tokens > 0
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_concurrent_calls_are_generated_in_one_batch(local_model):
+    messages = [ChatMessage(role="user", content=QUESTION)]
+    before = local_model.batches_run
+    responses = []
+
+    async def one() -> None:
+        responses.append(await local_model.complete(messages, [FORECAST_TOOL], settings=SHORT))
+
+    with anyio.fail_after(240):
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(one)
+    assert local_model.batches_run - before == 1
+    for response in responses:
+        assert [c.name for c in response.message.tool_calls] == ["get_forecast"]
+        assert response.finish_reason == "tool_calls" and response.usage.prompt_tokens > 100
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_cancelled_caller_does_not_stall_the_others(local_model):
+    messages = [ChatMessage(role="user", content=QUESTION)]
+    done: list[str] = []
+
+    async def one(tag: str) -> None:
+        response = await local_model.complete(messages, [FORECAST_TOOL], settings=SamplingSettings(max_tokens=8))
+        done.append(tag)
+        assert response.finish_reason == "length" and response.usage.completion_tokens == 8
+
+    with anyio.fail_after(240):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one, "first")
+            await anyio.sleep(0)
+            with anyio.CancelScope() as doomed:
+                doomed.cancel()
+                await one("cancelled")
+            tg.start_soon(one, "second")
+    assert sorted(done) == ["first", "second"]
+    assert not local_model._queue and not local_model._leading

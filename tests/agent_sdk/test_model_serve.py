@@ -1,0 +1,116 @@
+"""`serve_model` and the fallback OpenAI-compatible app, with the real embedded model."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from agent_sdk import ChatMessage, OpenAIChatModel, SamplingSettings
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME
+from agent_sdk._serve import DEFAULT_VLLM_PYTHON, VllmOptions, find_vllm_python, serve_model, vllm_command
+from agent_sdk._serve_app import chat_app
+
+pytestmark = pytest.mark.anyio
+
+FORECAST_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_forecast",
+        "description": "Get the daily weather forecast for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "date": {"type": "string", "description": "YYYY-MM-DD"}},
+            "required": ["city", "date"],
+        },
+    },
+}
+REQUEST = {
+    "model": EMBEDDED_MODEL_NAME,
+    "messages": [{"role": "user", "content": "What is the weather forecast for Oslo on 2025-06-14?"}],
+    "tools": [FORECAST_TOOL],
+    "tool_choice": "auto",
+    "max_tokens": 48,
+    "temperature": 0,
+}
+
+
+def _assert_forecast_call(body: dict) -> None:
+    message = body["choices"][0]["message"]
+    call = message["tool_calls"][0]
+    arguments = json.loads(call["function"]["arguments"])
+    assert call["type"] == "function" and call["function"]["name"] == "get_forecast"
+    assert arguments["city"].lower() == "oslo" and arguments["date"] == "2025-06-14"
+    assert body["usage"]["completion_tokens"] > 0
+
+
+@pytest.fixture(scope="module")
+def local_model():
+    pytest.importorskip("torch")
+    from agent_sdk._local import LocalChatModel
+
+    return LocalChatModel("embedded")
+
+
+def test_vllm_command_uses_the_json_tool_parser_plugin(tmp_path):
+    command = vllm_command(
+        tmp_path / "python", tmp_path / "model", served_name="m", host="127.0.0.1", port=9, options=VllmOptions()
+    )
+    plugin = command[command.index("--tool-parser-plugin") + 1]
+    assert command[1:3] == ["-m", "vllm.entrypoints.openai.api_server"]
+    assert command[command.index("--tool-call-parser") + 1] == "hermes_json"
+    assert plugin.endswith("_vllm_tool_parser.py") and "--enable-auto-tool-choice" in command
+    assert "--enforce-eager" in vllm_command(
+        tmp_path / "python", tmp_path / "model", served_name="m", host="h", port=9, options=VllmOptions(enforce_eager=True)
+    )
+
+
+def test_find_vllm_python_rejects_an_interpreter_without_vllm(tmp_path):
+    import sys
+
+    assert find_vllm_python(sys.executable) is None
+    assert find_vllm_python(tmp_path / "missing" / "python") is None
+
+
+@pytest.mark.slow
+async def test_fallback_app_returns_structured_tool_calls(local_model):
+    transport = httpx.ASGITransport(app=chat_app(local_model))
+    async with httpx.AsyncClient(transport=transport, base_url="http://model", timeout=300) as client:
+        models = (await client.get("/v1/models")).json()
+        response = await client.post("/v1/chat/completions", json=REQUEST)
+        bad = await client.post("/v1/chat/completions", json={"messages": []})
+    assert [m["id"] for m in models["data"]] == [EMBEDDED_MODEL_NAME]
+    assert response.status_code == 200, response.text
+    _assert_forecast_call(response.json())
+    assert response.json()["choices"][0]["finish_reason"] == "tool_calls"
+    assert bad.status_code == 400 and "messages" in bad.json()["error"]["message"]
+
+
+@pytest.mark.slow
+async def test_serve_model_falls_back_to_the_local_backend():
+    async with serve_model("embedded", backend="local", startup_timeout_s=300) as served:
+        assert served.backend == "local" and served.model_name == EMBEDDED_MODEL_NAME
+        client = OpenAIChatModel(base_url=served.base_url, timeout_s=300)
+        response = await client.complete(
+            [ChatMessage(role="user", content=REQUEST["messages"][0]["content"])],
+            [FORECAST_TOOL],
+            settings=SamplingSettings(max_tokens=48, temperature=0),
+        )
+    assert [c.name for c in response.message.tool_calls] == ["get_forecast"]
+    assert response.message.tool_calls[0].arguments["date"] == "2025-06-14"
+
+
+@pytest.mark.slow
+async def test_serve_model_with_vllm_returns_structured_tool_calls():
+    if find_vllm_python() is None:
+        pytest.skip(f"vLLM is not installed (no {DEFAULT_VLLM_PYTHON}; run scripts/install_vllm.sh)")
+    options = VllmOptions(enforce_eager=True)
+    async with serve_model("embedded", backend="vllm", options=options, startup_timeout_s=600) as served:
+        assert served.backend == "vllm"
+        async with httpx.AsyncClient(timeout=300) as client:
+            models = (await client.get(f"{served.base_url}/models")).json()
+            response = await client.post(f"{served.base_url}/chat/completions", json=REQUEST)
+    assert [m["id"] for m in models["data"]] == [EMBEDDED_MODEL_NAME]
+    assert response.status_code == 200, response.text
+    _assert_forecast_call(response.json())

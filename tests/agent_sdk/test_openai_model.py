@@ -1,0 +1,202 @@
+"""OpenAIChatModel against a real local HTTP server (starlette + uvicorn on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from agent_sdk import (
+    Agent,
+    ChatMessage,
+    ModelError,
+    ModelHTTPError,
+    OpenAIChatModel,
+    RetryPolicy,
+    SamplingSettings,
+    Toolbox,
+    UserError,
+)
+
+pytestmark = pytest.mark.anyio
+
+FAST_RETRY = RetryPolicy(max_attempts=3, initial_backoff_s=0.01, max_backoff_s=0.05)
+
+Handler = Callable[[dict[str, Any], int], JSONResponse]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _completion(content: str | None = None, tool_calls: list[dict[str, Any]] | None = None) -> JSONResponse:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return JSONResponse(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        }
+    )
+
+
+@asynccontextmanager
+async def llm_server(handler: Handler) -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
+    """Serve `handler(body, request_number)` at /v1/chat/completions; yields (base_url, bodies)."""
+    bodies: list[dict[str, Any]] = []
+
+    async def chat(request: Request) -> JSONResponse:
+        body = await request.json()
+        bodies.append(body)
+        return handler(body, len(bodies))
+
+    async def models(request: Request) -> JSONResponse:
+        return JSONResponse({"object": "list", "data": [{"id": "served-model", "object": "model"}]})
+
+    app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models)])
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve)
+        with anyio.fail_after(10):
+            while not server.started:
+                await anyio.sleep(0.01)
+        try:
+            yield f"http://127.0.0.1:{port}/v1", bodies
+        finally:
+            server.should_exit = True
+
+
+async def test_retries_429_then_parses_text_tool_call_with_repair(helpers):
+    def handler(body, n):
+        if n == 1:
+            return JSONResponse({"error": "slow down"}, status_code=429, headers={"retry-after": "0"})
+        if n == 2:
+            return _completion("{\"name\": \"add\", \"arguments\": {'k': 2,}}")
+        return _completion("The total is 2.")
+
+    state = {"n": 0}
+
+    async def add(args):
+        state["n"] += args["k"]
+        return str(state["n"])
+
+    async with llm_server(handler) as (base_url, bodies):
+        model = OpenAIChatModel(base_url=base_url, retry=FAST_RETRY, settings=SamplingSettings(temperature=0.2))
+        async with model:
+            agent = Agent(model, Toolbox(helpers.make_server("calc", {"add": add})))
+            trajectory = await agent.run("add 2")
+    assert len(bodies) == 3
+    assert bodies[0] == bodies[1]
+    assert bodies[1]["model"] == "served-model" and bodies[1]["tool_choice"] == "auto"
+    assert bodies[1]["temperature"] == 0.2 and bodies[1]["max_tokens"] == 1024
+    assert bodies[1]["tools"][0]["function"]["name"] == "add"
+    tool_message = bodies[2]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["content"] == "2"
+    assert bodies[2]["messages"][-2]["tool_calls"][0]["function"] == {"name": "add", "arguments": '{"k": 2}'}
+    assert trajectory.stop_reason == "final_answer" and trajectory.final_answer == "The total is 2."
+    assert trajectory.tool_calls[0].result.text == "2"
+    assert [r.fixes for r in trajectory.repairs] == [["single_quotes", "trailing_commas"]]
+    assert trajectory.usage.prompt_tokens == 22 and trajectory.usage.requests == 2
+    assert trajectory.model == "served-model"
+
+
+async def test_structured_tool_calls_and_tool_call_blocks():
+    def handler(body, n):
+        if n == 1:
+            call = {"id": "abc", "type": "function", "function": {"name": "f", "arguments": '{"x": 1'}}
+            return _completion(None, [call])
+        return _completion('Let me check.\n<tool_call>\n{"name": "g", "arguments": {"y": true}}\n</tool_call>')
+
+    async with llm_server(handler) as (base_url, _):
+        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+            tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in "fg"]
+            first = await model.complete([ChatMessage(role="user", content="hi")], tools)
+            second = await model.complete([ChatMessage(role="user", content="hi")], tools)
+    assert first.message.tool_calls[0].id == "abc" and first.message.tool_calls[0].arguments == {"x": 1}
+    assert first.repairs[0].fixes == ["truncated"] and first.finish_reason == "tool_calls"
+    assert second.message.content == "Let me check."
+    assert [(c.name, c.arguments) for c in second.message.tool_calls] == [("g", {"y": True})]
+
+
+async def test_non_retryable_status_fails_at_once():
+    async with llm_server(lambda body, n: JSONResponse({"error": "bad"}, status_code=400)) as (base_url, bodies):
+        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+            with pytest.raises(ModelHTTPError) as info:
+                await model.complete([ChatMessage(role="user", content="x")])
+    assert info.value.status_code == 400 and len(bodies) == 1
+
+
+async def test_5xx_retried_until_attempts_run_out():
+    async with llm_server(lambda body, n: JSONResponse({"error": "down"}, status_code=503)) as (base_url, bodies):
+        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+            with pytest.raises(ModelHTTPError, match="after 3 attempts"):
+                await model.complete([ChatMessage(role="user", content="x")])
+    assert len(bodies) == 3
+
+
+async def test_connection_refused_is_retried_then_a_model_error():
+    model = OpenAIChatModel("m", base_url=f"http://127.0.0.1:{_free_port()}/v1", retry=FAST_RETRY)
+    async with model:
+        with pytest.raises(ModelError, match="failed after 3 attempts"):
+            await model.complete([ChatMessage(role="user", content="x")])
+
+
+async def test_concurrency_limit_bounds_requests_in_flight():
+    in_flight = {"now": 0, "max": 0}
+
+    async def slow_chat(request: Request) -> JSONResponse:
+        in_flight["now"] += 1
+        in_flight["max"] = max(in_flight["max"], in_flight["now"])
+        await anyio.sleep(0.05)
+        in_flight["now"] -= 1
+        return _completion("ok")
+
+    app = Starlette(routes=[Route("/v1/chat/completions", slow_chat, methods=["POST"])])
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve)
+        with anyio.fail_after(10):
+            while not server.started:
+                await anyio.sleep(0.01)
+        async with OpenAIChatModel("m", base_url=f"http://127.0.0.1:{port}/v1", max_concurrency=2) as model:
+            async with anyio.create_task_group() as requests:
+                for _ in range(6):
+                    requests.start_soon(model.complete, [ChatMessage(role="user", content="x")])
+        server.should_exit = True
+    assert in_flight["max"] == 2
+
+
+def test_configuration_from_environment(monkeypatch):
+    monkeypatch.setenv("ASTRA_LLM_BASE_URL", "http://example.invalid/v1/")
+    monkeypatch.setenv("ASTRA_LLM_MODEL", "qwen")
+    monkeypatch.setenv("ASTRA_LLM_API_KEY", "sk-test")
+    model = OpenAIChatModel.from_env()
+    assert (model.base_url, model.model, model.api_key) == ("http://example.invalid/v1", "qwen", "sk-test")
+    assert OpenAIChatModel("other", base_url="http://h/v1").model == "other"
+    monkeypatch.delenv("ASTRA_LLM_BASE_URL")
+    with pytest.raises(UserError, match="ASTRA_LLM_BASE_URL"):
+        OpenAIChatModel()
+
+
+def test_retry_policy_backoff_grows_and_honours_retry_after():
+    policy = RetryPolicy(initial_backoff_s=1, multiplier=2, max_backoff_s=5, jitter=0)
+    assert [policy.backoff(a) for a in (1, 2, 3, 4)] == [1, 2, 4, 5]
+    assert policy.backoff(1, retry_after=3) == 3 and policy.backoff(1, retry_after=60) == 5
+    assert json.loads(RetryPolicy().model_dump_json())["max_attempts"] == 5

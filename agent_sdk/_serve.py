@@ -1,0 +1,250 @@
+"""Serve a model behind an OpenAI-compatible endpoint: vLLM when installed, else the local backend.
+
+vLLM runs from its own virtual environment (it needs a newer transformers than veRL allows),
+so it is started as a child process with a configurable interpreter: the `python` argument,
+else `ASTRA_VLLM_PYTHON`, else `<repo>/.venv-vllm/bin/python` (made by
+`scripts/install_vllm.sh`). Where that interpreter has no vLLM, `LocalChatModel` is served by
+a small Starlette app with the same endpoint shape (`/v1/models`, `/v1/chat/completions`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal
+
+import anyio
+import httpx
+from pydantic import BaseModel, Field
+
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, cache_dir, embedded_model_dir
+from agent_sdk.exceptions import ModelError, UserError
+
+__all__ = ["ServedModel", "VllmOptions", "find_vllm_python", "serve_model", "vllm_command", "vllm_env"]
+
+ENV_VLLM_PYTHON = "ASTRA_VLLM_PYTHON"
+_REPO = Path(__file__).resolve().parents[1]
+DEFAULT_VLLM_PYTHON = _REPO / ".venv-vllm" / "bin" / "python"
+_TOOL_PARSER_PLUGIN = Path(__file__).with_name("_vllm_tool_parser.py")
+
+
+class ServedModel(BaseModel):
+    """A running OpenAI-compatible endpoint for one model."""
+
+    base_url: str = Field(description="e.g. `http://127.0.0.1:8011/v1`.")
+    model_name: str = Field(description="The model name to send in requests.")
+    backend: Literal["vllm", "local"] = Field(description="What answers: vLLM or the local transformers backend.")
+    log_path: Path | None = Field(default=None, description="The server's log file (vLLM only).")
+
+
+class VllmOptions(BaseModel):
+    """How to start vLLM's OpenAI-compatible server (defaults suit the 2-core CPU machines)."""
+
+    max_model_len: int = 4096
+    dtype: str = "bfloat16"
+    enforce_eager: bool = Field(default=False, description="Skip compilation: starts faster, ~25% slower.")
+    kv_cache_gib: int = Field(default=2, description="VLLM_CPU_KVCACHE_SPACE (CPU builds only).")
+    cpu_threads: str | None = Field(default=None, description="VLLM_CPU_OMP_THREADS_BIND; default: all cores.")
+    json_tool_parser: bool = Field(default=True, description="Also return bare/fenced JSON calls as tool_calls.")
+    extra_args: list[str] = Field(default_factory=list)
+
+
+def find_vllm_python(python: str | Path | None = None) -> Path | None:
+    """The interpreter to run vLLM with, or None when it has no vLLM installed.
+
+    Order: `python`, `$ASTRA_VLLM_PYTHON`, `<repo>/.venv-vllm/bin/python`.
+    """
+    chosen = python or os.environ.get(ENV_VLLM_PYTHON) or DEFAULT_VLLM_PYTHON
+    path = Path(chosen).expanduser()
+    if not path.is_file():
+        return None
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('vllm') is None)"
+    try:
+        done = subprocess.run([str(path), "-c", probe], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return path if done.returncode == 0 else None
+
+
+def vllm_command(
+    python: Path, model_dir: Path, *, served_name: str, host: str, port: int, options: VllmOptions
+) -> list[str]:
+    """The command line that starts vLLM's OpenAI-compatible server."""
+    parser = ["--tool-call-parser", "hermes"]
+    if options.json_tool_parser:
+        parser = ["--tool-parser-plugin", str(_TOOL_PARSER_PLUGIN), "--tool-call-parser", "hermes_json"]
+    command = [
+        str(python), "-m", "vllm.entrypoints.openai.api_server",
+        "--model", str(model_dir), "--served-model-name", served_name,
+        "--host", host, "--port", str(port),
+        "--dtype", options.dtype, "--max-model-len", str(options.max_model_len),
+        "--enable-auto-tool-choice", *parser,
+    ]  # fmt: skip
+    if options.enforce_eager:
+        command.append("--enforce-eager")
+    return [*command, *options.extra_args]
+
+
+def vllm_env(options: VllmOptions, cache: Path | None = None) -> dict[str, str]:
+    """Environment for the vLLM process: offline, CPU KV cache, all cores, reusable compile caches."""
+    cache = cache or cache_dir()
+    env = dict(os.environ)
+    env.update(
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        VLLM_NO_USAGE_STATS="1",
+        VLLM_CPU_KVCACHE_SPACE=str(options.kv_cache_gib),
+        VLLM_CPU_OMP_THREADS_BIND=options.cpu_threads or f"0-{max((os.cpu_count() or 1) - 1, 0)}",
+        # The AOT compile cache fails to reload in this build; inductor's own cache is reused.
+        VLLM_USE_AOT_COMPILE="0",
+        VLLM_CACHE_ROOT=str(cache / "vllm"),
+        TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"),
+    )
+    return env
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that is free on `host` right now."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+@asynccontextmanager
+async def serve_model(
+    model_dir: str | Path | None = None,
+    *,
+    port: int | None = None,
+    host: str = "127.0.0.1",
+    served_name: str | None = None,
+    backend: Literal["auto", "vllm", "local"] = "auto",
+    python: str | Path | None = None,
+    options: VllmOptions | None = None,
+    startup_timeout_s: float = 600.0,
+    log_path: Path | None = None,
+) -> AsyncIterator[ServedModel]:
+    """Serve a model until the block exits; yields where to reach it.
+
+    Args:
+        model_dir: a Hugging Face model directory; None or "embedded" for the embedded default.
+        port: TCP port (default: a free one).
+        served_name: model name clients send (default: the embedded name or the directory name).
+        backend: "vllm" requires vLLM, "local" forces the transformers fallback, "auto" prefers vLLM.
+        python: interpreter with vLLM (see `find_vllm_python`).
+        options: vLLM settings.
+        startup_timeout_s: how long to wait for `/v1/models` to answer.
+        log_path: where vLLM writes its log (default: a temporary file).
+
+    Raises:
+        UserError: the model directory does not exist, or backend="vllm" without vLLM.
+        ModelError: the server exited or did not answer within `startup_timeout_s`.
+    """
+    embedded = model_dir is None or str(model_dir) == "embedded"
+    path = embedded_model_dir() if embedded else Path(model_dir).expanduser().resolve()  # type: ignore[arg-type]
+    if not (path / "config.json").is_file():
+        raise UserError(f"{path}: not a Hugging Face model directory (no config.json)")
+    name = served_name or (EMBEDDED_MODEL_NAME if embedded else path.name)
+    port = port or free_port(host)
+    vllm_python = find_vllm_python(python) if backend != "local" else None
+    if backend == "vllm" and vllm_python is None:
+        raise UserError(f"no vLLM interpreter found (set {ENV_VLLM_PYTHON} or run scripts/install_vllm.sh)")
+    if vllm_python is not None:
+        async with _serve_vllm(vllm_python, path, name, host, port, options or VllmOptions(), startup_timeout_s, log_path) as served:
+            yield served
+    else:
+        async with _serve_local(path, name, host, port, startup_timeout_s) as served:
+            yield served
+
+
+@asynccontextmanager
+async def _serve_vllm(
+    python: Path,
+    model_dir: Path,
+    name: str,
+    host: str,
+    port: int,
+    options: VllmOptions,
+    timeout_s: float,
+    log_path: Path | None,
+) -> AsyncIterator[ServedModel]:
+    if log_path is None:
+        handle, raw = tempfile.mkstemp(prefix="astra-vllm-", suffix=".log")
+        os.close(handle)
+        log_path = Path(raw)
+    command = vllm_command(python, model_dir, served_name=name, host=host, port=port, options=options)
+    base_url = f"http://{host}:{port}/v1"
+    with log_path.open("ab") as log:
+        process = await anyio.open_process(command, stdout=log, stderr=subprocess.STDOUT, env=vllm_env(options))
+    try:
+        await _wait_ready(base_url, timeout_s, process=process, log_path=log_path)
+        yield ServedModel(base_url=base_url, model_name=name, backend="vllm", log_path=log_path)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await _stop(process)
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    if process.returncode is not None:
+        return
+    process.terminate()
+    with anyio.move_on_after(20):
+        await process.wait()
+        return
+    process.kill()
+    await process.wait()
+
+
+async def _wait_ready(
+    base_url: str, timeout_s: float, *, process: anyio.abc.Process | None = None, log_path: Path | None = None
+) -> None:
+    """Poll `/v1/models` until it answers 200; fail if the process exits first or time runs out."""
+    async with httpx.AsyncClient(timeout=5.0) as client:
+        try:
+            with anyio.fail_after(timeout_s):
+                while True:
+                    if process is not None and process.returncode is not None:
+                        raise ModelError(f"model server exited with {process.returncode}{_log_tail(log_path)}")
+                    try:
+                        if (await client.get(f"{base_url}/models")).status_code == 200:
+                            return
+                    except httpx.TransportError:
+                        pass
+                    await anyio.sleep(1.0)
+        except TimeoutError as exc:
+            raise ModelError(f"model server at {base_url} not ready after {timeout_s:.0f}s{_log_tail(log_path)}") from exc
+
+
+def _log_tail(log_path: Path | None, lines: int = 20) -> str:
+    if log_path is None or not log_path.is_file():
+        return ""
+    tail = log_path.read_text(errors="replace").splitlines()[-lines:]
+    return f"; log {log_path}:\n" + "\n".join(tail)
+
+
+@asynccontextmanager
+async def _serve_local(model_dir: Path, name: str, host: str, port: int, timeout_s: float) -> AsyncIterator[ServedModel]:
+    if importlib.util.find_spec("torch") is None:
+        raise UserError(f"neither vLLM nor the local extra is installed; run scripts/install_vllm.sh (python: {sys.executable})")
+    import uvicorn
+
+    from agent_sdk._local import LocalChatModel
+    from agent_sdk._serve_app import chat_app
+
+    model = await anyio.to_thread.run_sync(lambda: LocalChatModel(model_dir, name=name))
+    config = uvicorn.Config(chat_app(model), host=host, port=port, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    base_url = f"http://{host}:{port}/v1"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve)
+        try:
+            await _wait_ready(base_url, timeout_s)
+            yield ServedModel(base_url=base_url, model_name=name, backend="local")
+        finally:
+            server.should_exit = True

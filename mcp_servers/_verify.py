@@ -7,8 +7,9 @@ driven through real `mcp.Client` sessions (in process, real JSON-RPC). Per envir
 2. scan the tool module statically (syntax, time/random/network use, missing tools);
 3. replay the golden calls in dependency order in two fresh sessions at once — the first
    also lists the tools — and judge errors, answers and agreement between the two;
-4. call each answered tool again with one argument perturbed, in a fresh session after
-   replaying the call's dependencies, and check the answer does not come back.
+4. call each answered tool again with one argument perturbed at a time, in a fresh
+   session per subtask after replaying the golden calls before it, and check the answer
+   does not come back (the replayed prefix doubles as a third determinism check).
 
 Anything unexpected while verifying becomes a `verify_error` finding: an environment
 passes only when every check ran and found nothing.
@@ -33,7 +34,6 @@ from mcp_servers._server import build_env_server
 from mcp_servers._spec import Environment, find_envs
 from mcp_servers._verify_checks import (
     Finding,
-    ancestors,
     answer_in_output,
     generic_answer_reason,
     golden_order,
@@ -160,15 +160,22 @@ def _listing_findings(env: Environment, listed: list[Any] | None) -> list[Findin
     return findings
 
 
-def _replay_findings(env: Environment, steps: list[_Step], first: list[_Observed], second: list[_Observed]) -> list[Finding]:
+def _replay_findings(env: Environment, steps: list[_Step], first: list[_Observed]) -> list[Finding]:
     answers = {s.id: s.answer for s in env.spec.subtasks}
     findings = []
-    for step, a, b in zip(steps, first, second, strict=True):
-        if not a.ok:
-            findings.append(_error_finding(step, a))
-        elif not answer_in_output(answers[step.subtask_id], a.text):
+    for step, seen in zip(steps, first, strict=True):
+        if not seen.ok:
+            findings.append(_error_finding(step, seen))
+        elif not answer_in_output(answers[step.subtask_id], seen.text):
             findings.append(Finding(code="answer_missing", subtask_id=step.subtask_id, tool=step.tool,
-                                    message=f"answer {answers[step.subtask_id]!r} not in output {a.text[:300]!r}"))
+                                    message=f"answer {answers[step.subtask_id]!r} not in output {seen.text[:300]!r}"))
+    return findings
+
+
+def _disagreements(expected: list[tuple[_Step, _Observed]], again: list[_Observed]) -> list[Finding]:
+    """Calls whose outcome in another fresh session differs (error messages may differ; their kind may not)."""
+    findings = []
+    for (step, a), b in zip(expected, again, strict=True):
         same = (a.ok, a.text) == (b.ok, b.text) if a.ok or b.ok else a.kind == b.kind
         if not same:
             findings.append(Finding(code="nondeterministic", subtask_id=step.subtask_id, tool=step.tool,
@@ -176,34 +183,46 @@ def _replay_findings(env: Environment, steps: list[_Step], first: list[_Observed
     return findings
 
 
-async def _distinctiveness(env: Environment, sandbox: LocalSandbox, answered: list[_Step]) -> list[Finding]:
+async def _distinctiveness(env: Environment, sandbox: LocalSandbox, steps: list[_Step], first: list[_Observed]) -> list[Finding]:
+    """Generic answers, then answers that come back when one argument is perturbed.
+
+    Each answered subtask gets one fresh session that replays the golden calls before it
+    (as the first replay made them, so the state matches what its golden call saw) and
+    then makes each perturbed call. The replayed prefix is one more fresh-session replay,
+    so it is compared with the first replay as well.
+    """
     spec = env.spec
-    by_id = {s.id: s for s in spec.subtasks}
+    answers = {s.id: s.answer for s in spec.subtasks}
     findings: list[Finding] = []
-    jobs: list[tuple[_Step, str, list[_Step]]] = []
-    for step in answered:
-        answer = by_id[step.subtask_id].answer
-        reason = generic_answer_reason(answer)
+    jobs: list[tuple[int, list[tuple[str, _Step]]]] = []
+    for i, (step, seen) in enumerate(zip(steps, first, strict=True)):
+        if not (seen.ok and answer_in_output(answers[step.subtask_id], seen.text)):
+            continue
+        reason = generic_answer_reason(answers[step.subtask_id])
         if reason is not None:
             findings.append(Finding(code="answer_not_distinctive", subtask_id=step.subtask_id, tool=step.tool, message=reason))
             continue
         tool = spec.tool(step.tool)
         assert tool is not None
-        siblings = [s.golden_call.arguments for s in golden_order(spec) if s.golden_call.tool == step.tool and s.id != step.subtask_id]  # type: ignore[union-attr]
-        before = [_Step(s.id, s.golden_call.tool, s.golden_call.arguments) for s in ancestors(spec, by_id[step.subtask_id])]  # type: ignore[union-attr]
-        for name, variant in perturbations(step.arguments, tool.input_schema, siblings):
-            jobs.append((step, name, [*before, _Step(step.subtask_id, step.tool, variant)]))
+        siblings = [other.arguments for other in steps if other.tool == step.tool and other.subtask_id != step.subtask_id]
+        probes = [(name, _Step(step.subtask_id, step.tool, v)) for name, v in perturbations(step.arguments, tool.input_schema, siblings)]
+        if probes:
+            jobs.append((i, probes))
     limiter = anyio.CapacityLimiter(_PERTURBATION_CONCURRENCY)
 
-    async def probe(step: _Step, name: str, steps: list[_Step]) -> None:
+    async def probe(index: int, probes: list[tuple[str, _Step]]) -> None:
+        # Calls that timed out or crashed are findings already; replaying them only costs time.
+        prefix = [(st, seen) for st, seen in zip(steps[:index], first) if seen.ok or seen.kind not in {"timeout", "crash"}]
         async with limiter:
-            _, observed = await _run_session(env, sandbox, steps)
-        last = observed[-1]
-        answer = by_id[step.subtask_id].answer
-        if last.ok and answer_in_output(answer, last.text):
-            variant = json.dumps(steps[-1].arguments, ensure_ascii=False, sort_keys=True)
-            findings.append(Finding(code="answer_not_distinctive", subtask_id=step.subtask_id, tool=step.tool,
-                                    message=f"answer {answer!r} also returned with {name} changed: {variant}"))
+            _, observed = await _run_session(env, sandbox, [*(st for st, _ in prefix), *(p for _, p in probes)])
+        findings.extend(_disagreements(prefix, observed[: len(prefix)]))
+        step = steps[index]
+        answer = answers[step.subtask_id]
+        for (name, variant), seen in zip(probes, observed[len(prefix) :], strict=True):
+            if seen.ok and answer_in_output(answer, seen.text):
+                shown = json.dumps(variant.arguments, ensure_ascii=False, sort_keys=True)
+                findings.append(Finding(code="answer_not_distinctive", subtask_id=step.subtask_id, tool=step.tool,
+                                        message=f"answer {answer!r} also returned with {name} changed: {shown}"))
 
     async with anyio.create_task_group() as tg:
         for job in jobs:
@@ -226,10 +245,9 @@ async def _verify(env: Environment, sandbox: LocalSandbox) -> list[Finding]:
         tg.start_soon(replay, "second")
     listed, first = runs["first"]
     findings += _listing_findings(env, listed)
-    findings += _replay_findings(env, steps, first, runs["second"][1])
-    by_id = {s.id: s for s in env.spec.subtasks}
-    answered = [st for st, seen in zip(steps, first) if seen.ok and answer_in_output(by_id[st.subtask_id].answer, seen.text)]
-    findings += await _distinctiveness(env, sandbox, answered)
+    findings += _replay_findings(env, steps, first)
+    findings += _disagreements(list(zip(steps, first, strict=True)), runs["second"][1])
+    findings += await _distinctiveness(env, sandbox, steps, first)
     return findings
 
 

@@ -68,7 +68,7 @@ class OpenAIChatModel:
         extra_body: extra JSON fields for every request (e.g. `{"top_k": 20}` for vLLM).
 
     Raises:
-        UserError: when no base URL is given or configured.
+        UserError: when no base URL is given or configured, or it is not an http(s) URL.
     """
 
     def __init__(
@@ -86,6 +86,8 @@ class OpenAIChatModel:
         base_url = base_url or os.environ.get(ENV_BASE_URL)
         if not base_url:
             raise UserError(f"no model endpoint: pass base_url or set {ENV_BASE_URL} (e.g. http://127.0.0.1:8000/v1)")
+        if not base_url.startswith(("http://", "https://")):
+            raise UserError(f"model base URL {base_url!r} must start with http:// or https://")
         self.base_url = base_url.rstrip("/")
         self.model = model or os.environ.get(ENV_MODEL) or None
         self.api_key = api_key or os.environ.get(ENV_API_KEY) or "EMPTY"

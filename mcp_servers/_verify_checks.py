@@ -131,11 +131,18 @@ def answer_in_output(answer: str, output: str) -> bool:
     Numbers in the output are read both with and without thousands separators, so
     "1,000" matches "1000" while the JSON list "[1,200]" still contains "200". An ASCII
     word or number must match whole ("3" is not in "13"); CJK text matches anywhere.
+    JSON text with `\\uXXXX` escapes is also read unescaped.
     """
     needle = normalize_answer(answer)
     if not needle:
         return False
-    return any(_bounded(_normalize(output, numbers), needle) for numbers in (_NUMBER_GROUPED, _NUMBER_PLAIN))
+    texts = [output]
+    if "\\u" in output:  # a tool that returned JSON text with \uXXXX escapes: read it unescaped too
+        try:
+            texts.append(json.dumps(json.loads(output), ensure_ascii=False))
+        except ValueError:
+            pass
+    return any(_bounded(_normalize(t, numbers), needle) for t in texts for numbers in (_NUMBER_GROUPED, _NUMBER_PLAIN))
 
 
 def generic_answer_reason(answer: str) -> str | None:

@@ -63,6 +63,7 @@ def test_containment_respects_number_and_word_boundaries() -> None:
     assert not answer_in_output("rain", "training day")
     assert answer_in_output("杭州转运中心", "到达杭州转运中心（轨迹）")
     assert not answer_in_output("", "anything")
+    assert answer_in_output("杭州", json.dumps({"city": "杭州"}))
 
 
 def test_generic_answers_are_not_evidence() -> None:

@@ -1,0 +1,46 @@
+import json
+
+import pytest
+
+from envscript import Script
+from scripted import ScriptedModel
+from synth.env import SynthConfig, synthesize_envs
+from synth.env._leak import benchmark_questions, data_root, default_benchmark_files
+
+QUESTIONS = data_root() / "astra" / "knowledge" / "en" / "questions.jsonl"
+
+
+def test_benchmark_files_include_the_webtailbench_questions():
+    files = default_benchmark_files()
+    assert QUESTIONS in files
+    questions = benchmark_questions(QUESTIONS)
+    assert len(questions) == 609 and questions[0].startswith("What is the price difference")
+
+
+@pytest.mark.anyio
+async def test_nearest_scores_paraphrase_high_and_unrelated_low(auditor):
+    first = benchmark_questions(QUESTIONS)[0]
+    paraphrase = first.split("?")[0].replace("What is", "Tell me") + "?"
+    hit = await auditor.check(paraphrase)
+    assert hit is not None and hit.benchmark_question == first and hit.score >= 0.9
+    exact = await auditor.nearest(first.upper())
+    assert exact.score == 1.0
+    assert await auditor.check("In which city is the Eiffel Tower located?") is None
+
+
+@pytest.mark.anyio
+async def test_a_benchmark_question_is_rejected_as_a_leak(tmp_path, sandbox, auditor):
+    leaked = benchmark_questions(QUESTIONS)[0]
+    decomposition = json.loads(Script().decompose[0])
+    decomposition["main_question"] = leaked.split("?")[0] + "?"
+    script = Script(decompose=[json.dumps(decomposition)])
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"question": leaked, "domain": "flights"}) + "\n")
+    result = await synthesize_envs(
+        ScriptedModel(script), tmp_path / "out", inputs=[inp], config=SynthConfig(), sandbox=sandbox, auditor=auditor, show_progress=False
+    )
+    assert result.envs == []
+    (rej,) = [json.loads(x) for x in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
+    assert (rej["stage"], rej["reason"]) == ("leak_audit", "benchmark_leak")
+    assert "questions.jsonl" in rej["detail"]
+    assert script.log == ["decompose:"]  # nothing else was spent on it

@@ -280,7 +280,7 @@ async def verify_env(path_or_env: str | Path | Environment, *, sandbox: LocalSan
         if env is not None:
             findings += await _verify(env, sandbox)
     except Exception as exc:  # noqa: BLE001 — fail closed: an unverifiable environment fails
-        findings.append(Finding(code="verify_error", message=f"verification failed: {type(exc).__name__}: {exc}"))
+        findings.append(_failure(exc))
     raw = _raw_summary(path) if env is None else {}
     return EnvReport(
         path=path,
@@ -291,6 +291,15 @@ async def verify_env(path_or_env: str | Path | Environment, *, sandbox: LocalSan
         findings=_dedupe(findings),
         duration_s=round(time.perf_counter() - started, 4),
     )
+
+
+def _failure(exc: Exception) -> Finding:
+    """The finding for an exception that stopped verification: a session that never
+    finished is a `timeout`, anything else a `verify_error`."""
+    timed_out = isinstance(exc, TimeoutError) or (isinstance(exc, ExceptionGroup) and exc.split(TimeoutError)[1] is None)
+    if timed_out:
+        return Finding(code="timeout", message="an MCP session of this environment did not finish in time")
+    return Finding(code="verify_error", message=f"verification failed: {type(exc).__name__}: {exc}")
 
 
 def _raw_summary(path: str | None) -> dict[str, Any]:

@@ -181,6 +181,14 @@ async def test_unexpected_errors_fail_closed() -> None:
     assert report.codes == ["verify_error"]
 
 
+def test_sessions_that_never_finish_are_timeouts() -> None:
+    from mcp_servers._verify import _failure
+
+    assert _failure(TimeoutError()).code == "timeout"
+    assert _failure(ExceptionGroup("tasks", [TimeoutError(), TimeoutError()])).code == "timeout"
+    assert _failure(ExceptionGroup("tasks", [TimeoutError(), KeyError("x")])).code == "verify_error"
+
+
 @pytest.mark.anyio
 async def test_report_json_shape(tmp_path: Path) -> None:
     async with LocalSandbox() as sandbox:

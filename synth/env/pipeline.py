@@ -206,9 +206,9 @@ async def synthesize_envs(
         return run
 
     if sandbox is None:
-        from mcp_servers import LocalSandbox
+        from mcp_servers import SandboxConfig
 
-        async with LocalSandbox(workers=config.sandbox_workers, unsafe=config.unsafe_no_sandbox) as sb:
+        async with SandboxConfig.from_env(workers=config.sandbox_workers, unsafe=config.unsafe_no_sandbox).build() as sb:
             run = await run_all(sb)
     else:
         run = await run_all(sandbox)

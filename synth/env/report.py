@@ -10,7 +10,10 @@ __all__ = ["render_report"]
 
 
 def _bar(ax: object, labels: list[str], values: list[int], title: str, color: str = "#4c72b0") -> None:
+    from matplotlib.ticker import MaxNLocator
+
     ax.bar(range(len(values)), values, color=color)  # type: ignore[attr-defined]
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # type: ignore[attr-defined]
     ax.set_xticks(range(len(values)), labels, rotation=30, ha="right", fontsize=8)  # type: ignore[attr-defined]
     ax.set_title(title, fontsize=10)  # type: ignore[attr-defined]
     for i, v in enumerate(values):

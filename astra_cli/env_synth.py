@@ -1,0 +1,137 @@
+"""`astra env synth` (QA/corpus/domain rows -> verified environments) and `astra env import`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from astra_cli._apps import env_app
+
+
+def _model(base_url: str | None, model: str | None, api_key: str | None, concurrency: int):  # type: ignore[no-untyped-def]
+    from agent_sdk import OpenAIChatModel, UserError
+
+    try:
+        return OpenAIChatModel(model, base_url=base_url, api_key=api_key, max_concurrency=concurrency)
+    except UserError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+@env_app.command("synth")
+def synth(
+    out: Annotated[Path, typer.Option("--out", help="Output directory: stage JSONL, rejected.jsonl, stats.json, envs/.")],
+    inputs: Annotated[
+        list[Path] | None,
+        typer.Option("--input", help="Input JSONL (repeatable): {question, domain}, {domain, knowledge_corpus} or {domain} rows."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Read only the first N rows of each input.")] = None,
+    stage: Annotated[list[str] | None, typer.Option("--stage", help="Run only these stages (repeatable).")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="JSON file of SynthConfig fields (thresholds, retries, ...).")] = None,
+    min_hops: Annotated[int | None, typer.Option("--min-hops", help="Fewest sub-questions for corpus/domain rows (default 2).")] = None,
+    max_hops: Annotated[int | None, typer.Option("--max-hops", help="Most sub-questions (default 4).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (default $ASTRA_LLM_BASE_URL).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model name (default $ASTRA_LLM_MODEL, else the server's first).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (default $ASTRA_LLM_API_KEY).")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", help="LLM requests in flight (default 8).")] = None,
+    benchmarks: Annotated[
+        list[Path] | None, typer.Option("--benchmark", help="Benchmark question file for the leak audit (repeatable; default: all installed).")
+    ] = None,
+    no_leak_audit: Annotated[bool, typer.Option("--no-leak-audit", help="Skip the benchmark leak audit.")] = False,
+    unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation.")] = False,
+    report: Annotated[bool, typer.Option("--report", help="Render PNG plots of the funnel and distributions (alone: only render).")] = False,
+) -> None:
+    """Synthesize verified tool environments; re-running resumes from the stores in --out."""
+    import anyio
+
+    from synth.env import SynthConfig, render_report, synthesize_envs
+
+    if report and not inputs and not stage:
+        try:
+            paths = render_report(out)
+        except FileNotFoundError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        typer.echo("\n".join(str(p) for p in paths))
+        return
+    try:
+        fields = json.loads(config.read_text()) if config else {}
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(f"{config}: {exc}", param_hint="--config") from exc
+    overrides = {"min_hops": min_hops, "max_hops": max_hops, "max_llm_concurrency": concurrency}
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    if benchmarks:
+        fields["benchmark_files"] = [str(b) for b in benchmarks]
+    if no_leak_audit:
+        fields["leak_audit"] = False
+    if unsafe:
+        fields["unsafe_no_sandbox"] = True
+    cfg = SynthConfig.model_validate(fields)
+    llm = _model(base_url, model, api_key, cfg.max_llm_concurrency)
+    for path in inputs or []:
+        if not path.is_file():
+            raise typer.BadParameter(f"{path}: no such file", param_hint="--input")
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with llm:
+            return await synthesize_envs(llm, out, inputs=inputs or [], config=cfg, stages=stage, limit=limit)
+
+    try:
+        result = anyio.run(main)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    stats = result.stats
+    for err in stats.input_errors:
+        typer.echo(f"input error: {err}", err=True)
+    typer.echo(f"{'stage':<12}{'seen':>6}{'accepted':>10}{'rejected':>10}  reasons")
+    for row in stats.funnel:
+        typer.echo(f"{row.stage:<12}{row.seen:>6}{row.accepted:>10}{row.rejected:>10}  {json.dumps(row.reasons)}")
+    c = stats.llm_last_run
+    typer.echo(
+        f"{stats.outputs} environments in {out / 'envs'}; this run: {c.calls} LLM calls ({c.cache_hits} cached, {c.errors} failed), "
+        f"{c.prompt_tokens}+{c.completion_tokens} tokens, {stats.wall_time_s_last_run:.1f} s"
+    )
+    if report:
+        typer.echo("\n".join(str(p) for p in render_report(out)))
+
+
+@env_app.command("import")
+def import_(
+    inputs: Annotated[list[Path], typer.Argument(help="JSONL files of ASTRA-RL rows (tool_schema, tool_dict, sub_qa_dict, query/prompt).")],
+    out: Annotated[Path, typer.Option("--out", help="Output directory: envs/ and import_report.jsonl.")],
+    limit: Annotated[int | None, typer.Option("--limit", help="Read only the first N rows of each file.")] = None,
+    propose_calls: Annotated[
+        bool, typer.Option("--propose-calls", help="Ask the model for golden calls when a row has none (uses --base-url/--model).")
+    ] = False,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (default $ASTRA_LLM_BASE_URL).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model name (default $ASTRA_LLM_MODEL).")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (default $ASTRA_LLM_API_KEY).")] = None,
+    unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation.")] = False,
+) -> None:
+    """Convert ASTRA-RL rows into environments, verify them, and report every defect."""
+    import anyio
+
+    from mcp_servers import SandboxConfig
+    from synth.env import import_envs
+
+    for path in inputs:
+        if not path.is_file():
+            raise typer.BadParameter(f"{path}: no such file", param_hint="INPUTS")
+    llm = _model(base_url, model, api_key, 8) if propose_calls else None
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with SandboxConfig.from_env(unsafe=unsafe).build() as sandbox:
+            return await import_envs(inputs, out, sandbox=sandbox, model=llm, limit=limit)
+
+    records = anyio.run(main)
+    for r in records:
+        codes = ", ".join(sorted({d.code for d in r.defects})) or "-"
+        typer.echo(f"{'PASS' if r.passed else 'FAIL'}  {r.ref}  {r.env_id or '-'}  {codes}")
+    passed = sum(r.passed for r in records)
+    typer.echo(f"{passed}/{len(records)} rows imported into {out / 'envs'}; defects in {out / 'import_report.jsonl'}")
+    if passed < len(records):
+        raise typer.Exit(1)

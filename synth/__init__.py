@@ -1,1 +1,6 @@
-"""synth package."""
+"""LLM-driven synthesis pipelines.
+
+- `synth.core`: the shared machinery (structured output, response cache, resumable stages, stats);
+- `synth.env`: questions, corpora or domains -> verified tool environments;
+- `synth.sft`: tool documents -> multi-turn SFT trajectories.
+"""

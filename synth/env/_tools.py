@@ -258,5 +258,6 @@ async def synthesize_tools(model: Any, sandbox: Any, sample: Sample, config: Syn
     failures = [r for r in results if isinstance(r, Failure)]
     if failures:
         return failures[0]
-    notes = [f"scaling_fallback {t.calls and next(iter(t.calls))}" for t in results if isinstance(t, SynthTool) and not t.scaled and config.scale_complexity]
-    return sample.model_copy(update={"tools": [r for r in results if isinstance(r, SynthTool)], "notes": sample.notes + notes})
+    tools = [r for r in results if isinstance(r, SynthTool)]
+    notes = [f"scaling_fallback {next(iter(t.calls))}" for t in tools if config.scale_complexity and not t.scaled]
+    return sample.model_copy(update={"tools": tools, "notes": sample.notes + notes})

@@ -145,3 +145,19 @@ async def test_kill_9_mid_pipeline_then_resume_gives_identical_output(tmp_path, 
     await run(out, script, sandbox)
     assert "decompose:" not in script.log
     assert snapshot(out) == snapshot(tmp_path / "ref")
+
+
+@pytest.mark.anyio
+async def test_stages_run_alone_then_the_rest_resumes_from_the_stores(tmp_path, sandbox):
+    out = tmp_path / "out"
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}) + "\n")
+    first = Script()
+    partial = await synthesize_envs(ScriptedModel(first), out, inputs=[inp], config=SynthConfig(leak_audit=False), stages=["decompose", "leak_audit"], sandbox=sandbox, show_progress=False)
+    assert partial.envs == [] and first.log == ["decompose:"]
+    assert (out / "leak_audit.jsonl").is_file() and not (out / "necessity.jsonl").exists()
+    rest = Script()
+    result = await synthesize_envs(ScriptedModel(rest), out, config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
+    assert len(result.envs) == 1 and "decompose:" not in rest.log
+    with pytest.raises(ValueError, match="unknown stage"):
+        await synthesize_envs(ScriptedModel(rest), out, stages=["decompse"], sandbox=sandbox)

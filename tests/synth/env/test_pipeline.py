@@ -178,3 +178,14 @@ async def test_duplicate_tool_names_are_renamed_never_overwritten(tmp_path, sand
         a = await client.call_tool("lookup", {"landmark": "Eiffel Tower"})
         b = await client.call_tool("lookup_2", {"city": "Paris"})
     assert "Paris" in a.content[0].text and "18°C" in b.content[0].text
+
+
+@pytest.mark.anyio
+async def test_bad_input_lines_are_named_and_the_rest_still_runs(tmp_path, sandbox):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps(QUESTION_ROW) + "\n" + '{"domain": \n' + json.dumps({"question": "no domain"}) + "\n")
+    result = await synthesize_envs(ScriptedModel(Script()), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
+    assert len(result.envs) == 1
+    errors = result.stats.input_errors
+    assert errors[0].startswith(f"{inp}:2: malformed JSON") and errors[1].startswith(f"{inp}:3: domain")
+    assert json.loads((tmp_path / "out" / "stats.json").read_text())["input_errors"] == errors

@@ -28,6 +28,7 @@ ReasonCode = Literal["model_error", "no_json", "invalid_output"]
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_ECHO_CHARS = 3000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -160,7 +161,8 @@ async def ask_structured(
                     return StructuredResult(value=value, attempts=attempts, usage=usage, raw=raw)
                 reason, detail = "invalid_output", problem
         convo = convo + [
-            ChatMessage(role="assistant", content=raw),
+            # a long bad reply would crowd a small context window out; its start is what the feedback is about
+            ChatMessage(role="assistant", content=raw if len(raw) <= _ECHO_CHARS else raw[:_ECHO_CHARS] + " ...[truncated]"),
             ChatMessage(
                 role="user",
                 content=f"Your reply could not be used: {detail}\nReply again with only the corrected JSON object.",

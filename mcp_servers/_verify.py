@@ -54,6 +54,7 @@ _ERROR_CODES = {
     "crash": "crash",
     "memory": "crash",
     "oversized_output": "output_too_large",
+    "output_schema": "output_schema_mismatch",
 }
 
 
@@ -132,7 +133,14 @@ async def _run_session(
         async with Client(server, mode="legacy") as client:
             tools = (await client.list_tools()).tools if list_tools else None
             for step in steps:
-                result = await client.call_tool(step.tool, step.arguments)
+                try:
+                    result = await client.call_tool(step.tool, step.arguments)
+                except RuntimeError as exc:
+                    # The client checks structured content against the declared output_schema.
+                    if "structured content" not in str(exc):
+                        raise
+                    observed.append(_Observed(ok=False, text=str(exc), kind="output_schema"))
+                    continue
                 text = "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
                 kind = (result.meta or {}).get("astra/error_kind") if result.is_error else None
                 observed.append(_Observed(ok=not result.is_error, text=text, kind=kind))

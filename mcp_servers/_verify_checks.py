@@ -42,6 +42,7 @@ FindingCode = Literal[
     "tool_missing",
     "code_invalid",
     "output_too_large",
+    "output_schema_mismatch",
     "verify_error",
 ]
 """Stable finding codes.
@@ -61,6 +62,8 @@ FindingCode = Literal[
   with its declared input schema.
 - code_invalid: the tool module does not parse or fails to load.
 - output_too_large: a golden call returned more than the sandbox's output limit.
+- output_schema_mismatch: a golden call's result does not match the tool's declared
+  output_schema, so MCP clients reject it.
 - verify_error: verification itself failed unexpectedly (fail closed: counts as a failure).
 """
 

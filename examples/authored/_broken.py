@@ -114,6 +114,12 @@ def capital(country: str) -> str:
 def capital(country: str) -> str
     return CAPITALS[country]
 '''), _fields(), False),
+    "output_schema_mismatch": (_with('''
+def capital(country: str) -> dict:
+    """The capital city of a country."""
+    return {"country": country, "city": CAPITALS.get(country, "unknown")}
+'''), _fields(tools=[{**_TOOL, "output_schema": {
+        "type": "object", "properties": {"capital": {"type": "string"}}, "required": ["capital"]}}]), False),
     "output_too_large": (_with('''
 def capital(country: str) -> str:
     """The capital city of a country, padded."""

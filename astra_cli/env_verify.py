@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -33,7 +34,8 @@ def verify(
     except McpServersError as exc:
         typer.secho(str(exc), err=True, fg="red")
         raise typer.Exit(2) from exc
-    Console().print(report.table())
+    # Piped output has no terminal width; rich would squeeze the table into 80 columns.
+    Console(width=None if sys.stdout.isatty() else 160).print(report.table())
     for env in report.envs:
         for f in env.findings:
             where = " ".join(x for x in (f.subtask_id and f"subtask={f.subtask_id}", f.tool and f"tool={f.tool}") if x)

@@ -99,8 +99,12 @@ class VerifyReport(BaseModel):
     def table(self) -> Table:
         """A rich table: env, id, tools, subtasks, status, codes."""
         table = Table(title=f"verify: {len(self.envs) - self.failed}/{len(self.envs)} passed")
-        for column in ("env", "id", "tools", "subtasks", "status", "codes"):
-            table.add_column(column, no_wrap=column != "codes")
+        table.add_column("env", overflow="fold")
+        table.add_column("id", no_wrap=True)
+        table.add_column("tools", justify="right")
+        table.add_column("subtasks", justify="right")
+        table.add_column("status", no_wrap=True)
+        table.add_column("codes", overflow="fold", min_width=16)
         for r in self.envs:
             status = "[green]PASS[/green]" if r.passed else "[red]FAIL[/red]"
             name = Path(r.path).name if r.path else "(in memory)"

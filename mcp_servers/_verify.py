@@ -32,6 +32,7 @@ from rich.table import Table
 from mcp_servers._sandbox import LocalSandbox
 from mcp_servers._server import build_env_server
 from mcp_servers._spec import Environment, find_envs
+from mcp_servers._verify_scan import scan_code
 from mcp_servers._verify_checks import (
     Finding,
     answer_in_output,
@@ -39,7 +40,6 @@ from mcp_servers._verify_checks import (
     golden_order,
     load_lenient,
     perturbations,
-    scan_code,
     spec_findings,
 )
 

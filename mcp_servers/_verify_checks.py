@@ -1,7 +1,7 @@
-"""The static half of `verify`: finding codes, answer matching, lenient loading, code scans.
+"""The static half of `verify`: finding codes, answer matching, lenient loading, perturbation.
 
 Everything here is pure and synchronous; `_verify` drives the environment over MCP and
-uses these helpers to judge what comes back.
+uses these helpers to judge what comes back (the tool module's static scan is `_verify_scan`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ FindingCode = Literal[
     "timeout",
     "crash",
     "tool_missing",
+    "signature_mismatch",
     "code_invalid",
     "output_too_large",
     "output_schema_mismatch",
@@ -60,6 +61,9 @@ FindingCode = Literal[
 - timeout / crash: a golden call ran past its time limit / killed its worker (or ran out of memory).
 - tool_missing: a declared tool is not defined by the module or not listed by the server
   with its declared input schema.
+- signature_mismatch: a tool function cannot take every call its input_schema allows
+  (a declared property it does not accept, or a parameter without default that the
+  schema does not require).
 - code_invalid: the tool module does not parse or fails to load.
 - output_too_large: a golden call returned more than the sandbox's output limit.
 - output_schema_mismatch: a golden call's result does not match the tool's declared
@@ -195,7 +199,8 @@ class _LenientSpec(EnvSpec):
 
 
 def spec_findings(spec: EnvSpec) -> list[Finding]:
-    """Every violated invariant of DESIGN §2, each under its own code."""
+    """Every violated invariant of DESIGN §2, each under its own code, plus verify's own
+    rule that at least one subtask needs a tool (otherwise nothing would be checked)."""
     findings: list[Finding] = []
     names = [t.name for t in spec.tools]
     for name in sorted({n for n in names if names.count(n) > 1}):
@@ -215,6 +220,8 @@ def spec_findings(spec: EnvSpec) -> list[Finding]:
             _check_acyclic(spec.subtasks)
         except ValueError as exc:
             findings.append(Finding(code="schema_invalid", message=str(exc)))
+    if not any(s.needs_tool for s in spec.subtasks):
+        findings.append(Finding(code="schema_invalid", message="no subtask needs a tool, so there is nothing to verify"))
     parents = {d for s in spec.subtasks for d in s.depends_on}
     for s in spec.subtasks:
         if s.id in parents and not s.needs_tool:
@@ -274,84 +281,6 @@ def load_lenient(directory: Path) -> tuple[Environment | None, list[Finding]]:
         return None, findings
     # model_construct: Environment would re-run the invariants this lenient spec skips.
     return Environment.model_construct(spec=spec, code=code, path=directory), findings
-
-
-# --- static code scan ------------------------------------------------------------------
-
-_NONDETERMINISTIC_MODULES = frozenset(
-    {"time", "random", "uuid", "secrets", "socket", "urllib", "urllib3", "requests", "httpx", "aiohttp", "ssl"}
-)
-_NONDETERMINISTIC_ATTRS = {
-    "datetime": {"now", "today", "utcnow"},
-    "date": {"today"},
-    "os": {"urandom", "getrandom"},
-}
-
-
-def _banned_module(name: str) -> bool:
-    return name.split(".")[0] in _NONDETERMINISTIC_MODULES or name == "http.client" or name.startswith("http.client.")
-
-
-def _nondeterminism(tree: ast.Module, filename: str) -> list[Finding]:
-    hits: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            hits += [(node.lineno, f"imports {a.name}") for a in node.names if _banned_module(a.name)]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if _banned_module(node.module):
-                hits.append((node.lineno, f"imports from {node.module}"))
-            elif node.module == "http" and any(a.name == "client" for a in node.names):
-                hits.append((node.lineno, "imports http.client"))
-            for alias in node.names:
-                if alias.name in _NONDETERMINISTIC_ATTRS.get(node.module, ()):
-                    hits.append((node.lineno, f"imports {node.module}.{alias.name}"))
-        elif isinstance(node, ast.Attribute) and node.attr in {a for s in _NONDETERMINISTIC_ATTRS.values() for a in s}:
-            base = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", None)
-            if base in _NONDETERMINISTIC_ATTRS and node.attr in _NONDETERMINISTIC_ATTRS[base]:
-                hits.append((node.lineno, f"uses {base}.{node.attr}"))
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            target = node.args[0].value
-            if name in {"__import__", "import_module"} and isinstance(target, str) and _banned_module(target):
-                hits.append((node.lineno, f"imports {target} dynamically"))
-    return [
-        Finding(code="nondeterministic", message=f"{filename}:{line}: {what} (time, randomness and network are not deterministic)")
-        for line, what in sorted(set(hits))
-    ]
-
-
-def _top_level_names(body: list[ast.stmt]) -> set[str]:
-    names: set[str] = set()
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, (ast.If, ast.Try, ast.With)):
-            for block in (getattr(node, "body", []), getattr(node, "orelse", []), getattr(node, "finalbody", [])):
-                names |= _top_level_names(block)
-            for handler in getattr(node, "handlers", []):
-                names |= _top_level_names(handler.body)
-    return names
-
-
-def scan_code(env: Environment) -> tuple[list[Finding], bool]:
-    """Static findings on the tool module; the flag says whether the module parses at all."""
-    filename = env.spec.entry
-    try:
-        tree = ast.parse(env.code, filename=filename)
-    except SyntaxError as exc:
-        return [Finding(code="code_invalid", message=f"{filename}:{exc.lineno}: {exc.msg}")], False
-    findings = _nondeterminism(tree, filename)
-    defined = _top_level_names(tree.body)
-    for tool in env.spec.tools:
-        if tool.name not in defined:
-            findings.append(Finding(code="tool_missing", tool=tool.name, message=f"{filename} defines no top-level {tool.name!r}"))
-    return findings, True
 
 
 # --- call order and perturbation -------------------------------------------------------

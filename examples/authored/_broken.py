@@ -50,6 +50,7 @@ def _with(body: str) -> str:
 _BAD_SCHEMA = {**_TOOL, "input_schema": {"type": "object", "properties": {"country": {"type": "strng"}}}}
 _SECOND_CAPITAL = {**_TOOL, "description": "Capital city lookup, second copy."}
 _UNDEFINED_TOOL = {"name": "population", "description": "Population of a country.", "input_schema": _SCHEMA}
+_CURRENCY_TOOL = {"name": "currency", "description": "Currency of a country.", "input_schema": _SCHEMA}
 
 BROKEN: dict[str, tuple[str, dict[str, Any], bool]] = {
     "schema_invalid": (_GOOD, _fields(tools=[_BAD_SCHEMA]), True),
@@ -110,6 +111,13 @@ def capital(country: str) -> str:
     os._exit(7)
 '''), _fields(), False),
     "tool_missing": (_GOOD, _fields(tools=[_TOOL, _UNDEFINED_TOOL]), False),
+    # The golden call is fine; `currency` cannot take the `country` its schema declares.
+    "signature_mismatch": (_GOOD + '''
+
+def currency(nation: str) -> str:
+    """The currency of a country."""
+    return {"France": "euro", "Japan": "yen"}.get(nation, "unknown")
+''', _fields(tools=[_TOOL, _CURRENCY_TOOL]), False),
     "code_invalid": (_with('''
 def capital(country: str) -> str
     return CAPITALS[country]

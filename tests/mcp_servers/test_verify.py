@@ -19,8 +19,8 @@ from mcp_servers._verify_checks import (
     load_lenient,
     normalize_answer,
     perturbations,
-    scan_code,
 )
+from mcp_servers._verify_scan import scan_code
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -108,6 +108,48 @@ def test_static_scan_flags_time_random_and_network() -> None:
     assert any("datetime.now" in m for m in messages)
     assert any("uuid dynamically" in m for m in messages)
     assert not any("hashlib" in m for m in messages)
+
+
+def test_static_scan_flags_per_process_builtins_and_bad_signatures() -> None:
+    code = LOOKUP_CODE + (
+        "\n\ndef stock(item: str, /, store: str) -> str:\n    return str(hash(item))\n"
+        "\n\ndef colour(*, fruit: str, shade: str = 'x', **extra: str) -> str:\n    return fruit\n"
+    )
+    env = Environment.build(
+        code,
+        domain="testing",
+        source={"kind": "authored"},
+        task={"question": "q", "answer": "a", "scenario": "single_hop"},
+        subtasks=[{"id": "s1", "question": "q", "answer": "apple", "golden_call": {"tool": "price", "arguments": {"item": "apple"}}}],
+        tools=[
+            {"name": "price", "description": "d", "input_schema": {"type": "object", "properties": {"item": {"type": "string"}}, "required": ["item"]}},
+            {"name": "stock", "description": "d", "input_schema": {"type": "object", "properties": {"item": {"type": "string"}, "store": {"type": "string"}}}},
+            {"name": "colour", "description": "d", "input_schema": {"type": "object", "properties": {"fruit": {"type": "string"}, "size": {"type": "integer"}}, "required": ["fruit"]}},
+        ],
+    )
+    findings, _ = scan_code(env)
+    by_code = {(f.code, f.tool): f.message for f in findings}
+    assert set(by_code) == {("nondeterministic", None), ("signature_mismatch", "stock")}
+    stock = [f.message for f in findings if f.tool == "stock"]
+    assert any("positional-only parameter 'item'" in m for m in stock)
+    assert any("'store' has no default but input_schema does not require it" in m for m in stock)
+    assert "hash()" in by_code[("nondeterministic", None)]
+
+
+def test_an_environment_without_tool_subtasks_has_nothing_to_verify() -> None:
+    from mcp_servers._verify_checks import spec_findings
+
+    env = Environment.build(
+        LOOKUP_CODE,
+        domain="testing",
+        source={"kind": "authored"},
+        task={"question": "q", "answer": "a", "scenario": "single_hop"},
+        subtasks=[{"id": "s1", "question": "q", "answer": "apple", "needs_tool": False}],
+        tools=[{"name": "price", "description": "d", "input_schema": {"type": "object"}}],
+    )
+    assert [(f.code, f.message) for f in spec_findings(env.spec)] == [
+        ("schema_invalid", "no subtask needs a tool, so there is nothing to verify")
+    ]
 
 
 def test_golden_order_puts_dependencies_first() -> None:

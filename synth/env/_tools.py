@@ -184,10 +184,12 @@ async def write_code(
     model: Any, sandbox: Any, sample: Sample, *, name: str, description: str, schema: dict[str, Any], members: list[Member], config: SynthConfig
 ) -> str | Failure:
     """Write and validate an implementation, feeding failures back; the last failure rejects."""
-    convo: list[ChatMessage] = prompts.tool_code(name, schema, [(m.arguments, m.sub.answer) for m in members], description)
+    base: list[ChatMessage] = prompts.tool_code(name, schema, [(m.arguments, m.sub.answer) for m in members], description)
+    convo = base
     params = list((schema.get("properties") or {}).keys())
     failure = Failure(reason="code_invalid_output")
-    for _ in range(config.code_retries + 1):
+    total = config.code_retries + 1
+    for attempt in range(1, total + 1):
         reply = await ask_structured(
             model, convo, CodeReply, retries=config.retries, settings=config.sampling, include_schema=False, parse=extract_code
         )
@@ -206,9 +208,11 @@ async def write_code(
             if result is None:
                 return code
             failure = result
-        convo = convo + [
-            ChatMessage(role="assistant", content=reply.raw),
-            ChatMessage(role="user", content=f"The code failed ({failure.reason}): {failure.detail}\nFix it and reply with the whole corrected ```python block."),
+        # only the latest attempt is shown back: the conversation stays bounded for small context windows
+        convo = base + [
+            ChatMessage(role="assistant", content=reply.raw[:6000]),
+            ChatMessage(role="user", content=f"The code failed ({failure.reason}): {failure.detail}\n"
+                f"Fix it and reply with the whole corrected ```python block (next attempt: {attempt + 1} of {total})."),
         ]
     return failure
 

@@ -130,8 +130,8 @@ class Script:
             return json.dumps({**base, "parameters": {**base["parameters"], "properties": props}})
         if stage == "code":
             attempts = self.code[key]
-            code_turns = answered  # each earlier code reply is one assistant message
-            return attempts[min(code_turns, len(attempts) - 1)]
+            done = sum(1 for entry in self.log[:-1] if entry == f"code:{key}")
+            return attempts[min(done, len(attempts) - 1)]
         if stage == "groups":
             return self.groups
         if stage == "merged":

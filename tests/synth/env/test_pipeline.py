@@ -189,3 +189,14 @@ async def test_bad_input_lines_are_named_and_the_rest_still_runs(tmp_path, sandb
     errors = result.stats.input_errors
     assert errors[0].startswith(f"{inp}:2: malformed JSON") and errors[1].startswith(f"{inp}:3: domain")
     assert json.loads((tmp_path / "out" / "stats.json").read_text())["input_errors"] == errors
+
+
+@pytest.mark.anyio
+async def test_failing_code_is_fixed_on_retry_with_the_failure_fed_back(tmp_path, sandbox):
+    wrong = fenced('def get_city_weather(city, units="metric"):\n    return {"city": city, "temperature": "9°C"}')
+    right = Script().code["get_city_weather"][0]
+    script = Script(code={"get_landmark_city": Script().code["get_landmark_city"], "get_city_weather": [wrong, right]})
+    result, model = await run(tmp_path, script, sandbox)
+    assert len(result.envs) == 1
+    retry = next(r for r in model.requests if "Name: get_city_weather" in r[1].content and len(r) > 2)
+    assert retry[-2].content == wrong and "answer_missing" in retry[-1].content and "9°C" in retry[-1].content

@@ -9,6 +9,7 @@ and the PNG plots are rewritten at the end of every run.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -358,5 +359,9 @@ class SftPipeline:
             else:
                 stage.reject(record["id"], "below_threshold", f"score {record['score']:.3f} < {threshold}")
         rollouts = self.stages["rollout"].out
-        kept = [TrajectoryRecord.model_validate(rollouts.get(r["id"])).trajectory for r in stage.out.records()]
+        # Through sorted JSON, as the store's file holds them: a resumed run exports the same bytes.
+        kept = [
+            TrajectoryRecord.model_validate_json(json.dumps(rollouts.get(r["id"]), sort_keys=True)).trajectory
+            for r in stage.out.records()
+        ]
         export_sft(kept, self.out)

@@ -91,3 +91,21 @@ def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
 def world_model(name: str = "world") -> ScriptedModel:
     """A `ScriptedModel` answering with `world_reply`."""
     return ScriptedModel(world_reply, name=name)
+
+
+def small_config(**overrides: Any) -> Any:
+    """A pipeline configuration small enough for tests (a few chains, one augmentation)."""
+    from synth.sft import SftConfig
+
+    fields: dict[str, Any] = {
+        "walk": {"chains_per_server": 2, "min_length": 2, "max_length": 3},
+        "votes": 1,
+        "graph_rounds": 1,
+        "tasks_per_chain": 1,
+        "server_tasks": 1,
+        "augment": ["persona"],
+        "concurrency": 3,
+        "personas": str(Path(__file__).resolve().parents[3] / "examples" / "personas.jsonl"),
+    }
+    fields.update(overrides)
+    return SftConfig.model_validate(fields)

@@ -1,0 +1,72 @@
+"""Stage 5: the seven-dimension judge scores, and fails closed (excluded, never passed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from synth.sft import DIMENSIONS, judge_trajectory
+from synth.sft._report import judge_exclusions
+
+MESSAGES = [
+    {"role": "system", "content": "You are a helpful assistant with tools."},
+    {"role": "user", "content": "Book me the cheapest flight from SFO to JFK on 2025-06-01."},
+    {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search_flights", "arguments": "{\"origin\": \"SFO\"}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "name": "search_flights", "content": "[{\"flight_id\": \"FL-1\", \"fare\": 120}]"},
+    {"role": "assistant", "content": "", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "book_flight", "arguments": "{\"flight_id\": \"FL-1\"}"}}]},
+    {"role": "tool", "tool_call_id": "c2", "name": "book_flight", "content": "Error: the service is unreachable (503)."},
+    {"role": "assistant", "content": "I found FL-1 at $120 but booking failed; please retry later."},
+]
+
+GOOD = {
+    "query_understanding": 10,
+    "query_planning": 8,
+    "tool_response_understanding": [9, 7],
+    "tool_call_planning": [8, 8],
+    "conciseness": 6,
+    "final_answer": 9,
+    "reason": "noticed the failure",
+}
+
+
+@pytest.mark.anyio
+async def test_scores_seven_dimensions(script) -> None:
+    verdict = await judge_trajectory(script(json.dumps(GOOD)), MESSAGES, error_call_ids={"c2"})
+    assert verdict.judged and not verdict.missing
+    assert set(verdict.dimensions) == set(DIMENSIONS)
+    assert verdict.dimensions["tool_call_success"] == 0.5, "one of two calls failed"
+    assert verdict.dimensions["tool_response_understanding"] == pytest.approx(0.8)
+    expected = (1.0 + 0.8 + 0.8 + 0.8 + 0.5 + 0.6 + 0.9) / 7
+    assert verdict.score == pytest.approx(expected)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("replies", "missing"),
+    [
+        ([RuntimeError("judge endpoint down")] * 3, [d for d in DIMENSIONS if d != "tool_call_success"]),
+        (["I liked it."] * 3, [d for d in DIMENSIONS if d != "tool_call_success"]),
+        ([json.dumps({**GOOD, "final_answer": None})] * 3, ["final_answer"]),
+        ([json.dumps({**GOOD, "tool_call_planning": [8]})] * 3, ["tool_call_planning"]),
+        ([json.dumps({**GOOD, "conciseness": 42})] * 3, ["conciseness"]),
+    ],
+    ids=["model_error", "no_json", "missing_score", "wrong_step_count", "out_of_range"],
+)
+async def test_failing_judge_excludes_the_trajectory(script, replies, missing) -> None:
+    verdict = await judge_trajectory(script(*replies), MESSAGES, error_call_ids={"c2"})
+    assert not verdict.judged, "a failed judge never passes a trajectory"
+    assert verdict.score is None
+    assert verdict.missing == missing
+    assert verdict.failure
+
+
+@pytest.mark.anyio
+async def test_judge_retry_recovers_and_exclusion_rates(script) -> None:
+    fixed = await judge_trajectory(script(json.dumps({**GOOD, "conciseness": None}), json.dumps(GOOD)), MESSAGES)
+    assert fixed.judged, "the missing score is fed back and the retry fills it"
+    failed = await judge_trajectory(script(*[json.dumps({**GOOD, "final_answer": "great"})] * 3), MESSAGES)
+    stats = judge_exclusions([{"id": "a", **fixed.model_dump()}, {"id": "b", **failed.model_dump()}])
+    assert stats["unjudged"] == 1 and stats["unjudged_rate"] == 0.5
+    assert stats["per_dimension"]["final_answer"] == {"missing": 1, "exclusion_rate": 0.5}
+    assert stats["per_dimension"]["conciseness"] == {"missing": 0, "exclusion_rate": 0.0}

@@ -1,0 +1,12 @@
+"""Benchmark harnesses behind `pytest evals/`: BFCL-v3 multi-turn, tau2-bench and ACEBench.
+
+Each benchmark's environments are exposed as MCP servers and driven by an `agent_sdk`
+`ChatModel` through an `agent_sdk.Toolbox` (the same MCP client path training uses); scores
+come from the benchmark's own checker where it has one (BFCL, tau2) and from a checker
+written here from the data's conventions where it does not (ACEBench).
+"""
+
+from harness._conversation import Conversation, TurnStep
+from harness._report import BenchmarkRow, Summary, wilson_interval
+
+__all__ = ["BenchmarkRow", "Conversation", "Summary", "TurnStep", "wilson_interval"]

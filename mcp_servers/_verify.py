@@ -4,15 +4,16 @@ An environment is judged as a client sees it: it is served by `build_env_server`
 driven through real `mcp.Client` sessions (in process, real JSON-RPC). Per environment:
 
 1. load env.json leniently so each violated invariant gets its own finding code;
-2. scan the tool module statically (syntax, time/random/network use, missing tools);
+2. scan the tool module statically (syntax, clock/random/network use, missing tools,
+   signatures that disagree with the input schema);
 3. replay the golden calls in dependency order in two fresh sessions at once — the first
    also lists the tools — and judge errors, answers and agreement between the two;
 4. call each answered tool again with one argument perturbed at a time, in a fresh
    session per subtask after replaying the golden calls before it, and check the answer
    does not come back (the replayed prefix doubles as a third determinism check).
 
-Anything unexpected while verifying becomes a `verify_error` finding: an environment
-passes only when every check ran and found nothing.
+Anything unexpected while verifying becomes a `verify_error` finding (a session that never
+finishes, a `timeout`): an environment passes only when every check ran and found nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from rich.table import Table
 from mcp_servers._sandbox import LocalSandbox
 from mcp_servers._server import build_env_server
 from mcp_servers._spec import Environment, find_envs
-from mcp_servers._verify_scan import scan_code
 from mcp_servers._verify_checks import (
     Finding,
     answer_in_output,
@@ -42,6 +42,7 @@ from mcp_servers._verify_checks import (
     perturbations,
     spec_findings,
 )
+from mcp_servers._verify_scan import scan_code
 
 _OPEN_TIMEOUT_S = 30.0
 _CALL_MARGIN_S = 15.0

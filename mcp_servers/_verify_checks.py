@@ -254,7 +254,8 @@ def load_lenient(directory: Path) -> tuple[Environment | None, list[Finding]]:
     try:
         raw = json.loads(spec_path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None, [Finding(code="schema_invalid", message=f"{spec_path}: not found")]
+        return None, [Finding(code="schema_invalid", message=f"{spec_path}: not found (give an environment directory "
+                                                            "or a directory of them)")]
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Finding(code="schema_invalid", message=f"{spec_path}: unreadable: {exc}")]
     except json.JSONDecodeError as exc:

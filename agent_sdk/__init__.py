@@ -2,6 +2,7 @@
 
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._connections import McpServer, server_from_target
+from agent_sdk._embedded import embedded_model_dir
 from agent_sdk._export import (
     read_openai_jsonl,
     read_sft_parquet,
@@ -11,6 +12,7 @@ from agent_sdk._export import (
     write_sft_parquet,
     write_trajectories_jsonl,
 )
+from agent_sdk._local import LocalChatModel
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
@@ -56,4 +58,6 @@ __all__ = [
     "write_sft_parquet",
     "write_trajectories_jsonl",
     # Local backend (agent_sdk._local / agent_sdk._embedded, another owner): names go below.
+    "LocalChatModel",
+    "embedded_model_dir",
 ]

@@ -88,16 +88,13 @@ def _single_env_spec(servers: list[str]) -> Any:
 
 def _model(model: str | None, model_name: str | None, api_key: str | None, settings: Any, console: Console) -> Any:
     from agent_sdk import OpenAIChatModel
-    from agent_sdk.exceptions import UserError
 
     target = model or os.environ.get("ASTRA_LLM_BASE_URL") or "local"
     if target != "local":
         return OpenAIChatModel(model_name, base_url=target, api_key=api_key, settings=settings)
-    try:
-        from agent_sdk._local import LocalChatModel
-    except ImportError as exc:
-        raise UserError(f"the local backend is not available ({exc}); pip install 'astra-mcp[local]' or pass --model URL") from exc
-    with console.status("loading the local model …"):
+    from agent_sdk import LocalChatModel
+
+    with console.status("loading the local model (the first run builds the embedded model cache) …"):
         return LocalChatModel(model_name or "embedded", settings=settings)
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from functools import partial
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
 from pydantic import BaseModel
 
 from synth.core import (
@@ -69,6 +71,7 @@ class _Run:
         self.model = model
         self.sandbox = sandbox
         self.auditor = auditor
+        self.auditor_ready = anyio.Event()
         self.config = config
         self.selected = stages
         self.rejected = rejections_store(out_dir)
@@ -90,28 +93,27 @@ class _Run:
 
     async def process(self, seed: Seed) -> dict[str, Any] | None:
         cfg = self.config
-        rec = await self._step("decompose", seed.id, lambda: decompose(self.model, seed, cfg))
+        rec = await self._step("decompose", seed.id, partial(decompose, self.model, seed, cfg))
+        if rec is None:
+            return None
+        rec = await self._step("leak_audit", seed.id, partial(self._audit, Sample.model_validate(rec)))
         if rec is None:
             return None
         sample = Sample.model_validate(rec)
-        rec = await self._step("leak_audit", seed.id, lambda: self._audit(sample))
-        if rec is None:
-            return None
         for name, fn in (
-            ("necessity", lambda s: necessity(self.model, s, cfg)),
-            ("checks", lambda s: run_checks(self.model, s, cfg)),
-            ("tools", lambda s: synthesize_tools(self.model, self.sandbox, s, cfg)),
-            ("merge", lambda s: merge_tools(self.model, self.sandbox, s, cfg)),
+            ("necessity", partial(necessity, self.model)),
+            ("checks", partial(run_checks, self.model)),
+            ("tools", partial(synthesize_tools, self.model, self.sandbox)),
+            ("merge", partial(merge_tools, self.model, self.sandbox)),
         ):
-            current = sample
-            rec = await self._step(name, seed.id, lambda: fn(current))
+            rec = await self._step(name, seed.id, partial(fn, sample, cfg))
             if rec is None:
                 return None
             sample = Sample.model_validate(rec)
-        final = sample
-        return await self._step("assemble", seed.id, lambda: assemble(final, self.sandbox, self.out))
+        return await self._step("assemble", seed.id, partial(assemble, sample, self.sandbox, self.out))
 
     async def _audit(self, sample: Sample) -> Sample | Failure:
+        await self.auditor_ready.wait()
         if self.auditor is None:
             return sample
         for text in filter(None, [sample.question, sample.seed.question]):
@@ -193,16 +195,23 @@ async def synthesize_envs(
     metered = model if isinstance(model, MeteredModel) else MeteredModel(
         model, cache=LLMCache(out / "cache" / "llm"), max_concurrency=config.max_llm_concurrency, timeout_s=config.llm_timeout_s
     )
-    leak_note = "disabled"
-    if auditor is None and config.leak_audit and "leak_audit" in selected:
-        files = config.benchmark_files if config.benchmark_files is not None else default_benchmark_files()
-        auditor = await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=out / "cache")
-    if auditor is not None:
-        leak_note = f"{len(auditor.texts)} benchmark questions from {len(set(auditor.sources))} files, threshold {auditor.threshold}"
+    must_load = auditor is None and config.leak_audit and "leak_audit" in selected
 
     async def run_all(sb: Any) -> _Run:
         run = _Run(out, metered, sb, auditor, config, selected)
-        await map_ordered(seeds, run.process, limit=config.samples_in_flight, description="synth env", show_progress=show_progress)
+
+        async def load_auditor() -> None:
+            # embedding the benchmarks takes minutes on a CPU: overlap it with the first LLM stages
+            files = config.benchmark_files if config.benchmark_files is not None else default_benchmark_files()
+            run.auditor = await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=out / "cache")
+            run.auditor_ready.set()
+
+        async with anyio.create_task_group() as tg:
+            if must_load:
+                tg.start_soon(load_auditor)
+            else:
+                run.auditor_ready.set()
+            await map_ordered(seeds, run.process, limit=config.samples_in_flight, description="synth env", show_progress=show_progress)
         return run
 
     if sandbox is None:
@@ -213,6 +222,10 @@ async def synthesize_envs(
     else:
         run = await run_all(sandbox)
     run.compact(seeds)
+    leak_note = "disabled"
+    if run.auditor is not None:
+        a = run.auditor
+        leak_note = f"{len(a.texts)} benchmark questions from {len(set(a.sources))} files, threshold {a.threshold}"
     seed_store.compact([s.id for s in seeds])
     envs = [EnvRecord.model_validate(r) for r in run.stages["assemble"].out.records()]
     stats = PipelineStats.finish(

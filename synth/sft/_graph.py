@@ -167,7 +167,7 @@ async def propose_graph(
             [ChatMessage(role="user", content=prompt)],
             ChainProposals,
             check=check,
-            settings=SamplingSettings(temperature=0.8, seed=seed + r, max_tokens=1500),
+            settings=SamplingSettings(temperature=0.8, seed=seed + r, max_tokens=800),
         )
         results.append(result)
         if result.value is not None:

@@ -147,7 +147,7 @@ Score 1-5 each: question_quality (clear, specific, self-contained, answerable), 
 
 
 def _settings(seed: int, temperature: float = 0.8) -> SamplingSettings:
-    return SamplingSettings(temperature=temperature, seed=seed, max_tokens=1200)
+    return SamplingSettings(temperature=temperature, seed=seed, max_tokens=700)
 
 
 async def chain_tasks(

@@ -6,7 +6,18 @@ come from the benchmark's own checker where it has one (BFCL, tau2) and from a c
 written here from the data's conventions where it does not (ACEBench).
 """
 
-from harness._conversation import Conversation, TurnStep
-from harness._report import BenchmarkRow, Summary, wilson_interval
+from harness._config import EvalConfig
+from harness._conversation import Conversation, TurnResult, TurnStep
+from harness._report import REFERENCE_ROWS, BenchmarkRow, ReferenceRow, Summary, wilson_interval
 
-__all__ = ["BenchmarkRow", "Conversation", "Summary", "TurnStep", "wilson_interval"]
+__all__ = [
+    "REFERENCE_ROWS",
+    "BenchmarkRow",
+    "Conversation",
+    "EvalConfig",
+    "ReferenceRow",
+    "Summary",
+    "TurnResult",
+    "TurnStep",
+    "wilson_interval",
+]

@@ -1,0 +1,95 @@
+"""ACEBench: checker integrity on the possible answers, milestone validity, and model runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from harness import BenchmarkRow, EvalConfig, Summary
+from harness._parallel import gather_bounded
+from harness.acebench import (
+    AGENT_CATEGORIES,
+    NORMAL_CATEGORIES,
+    SPECIAL_CATEGORIES,
+    acebench_dir,
+    check_output,
+    load_category,
+    milestone_report,
+    play_entry,
+    render_answer,
+)
+
+pytestmark = pytest.mark.skipif(
+    not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
+)
+
+
+@pytest.mark.parametrize("category", NORMAL_CATEGORIES + SPECIAL_CATEGORIES)
+def test_possible_answers_score_full_marks(category: str) -> None:
+    entries = load_category(category)
+    assert entries
+    failures = [
+        (e.id, r.error)
+        for e in entries
+        if not (r := check_output(category, render_answer(category, e.ground_truth, e.functions), e.ground_truth, e.functions)).ok
+    ]
+    assert failures == []
+
+
+def test_checker_rejects_wrong_values_extra_calls_and_calls_in_special_cases() -> None:
+    entry = load_category("normal_single_turn_single_function", limit=1)[0]
+    (name, args), = entry.ground_truth.items()
+    key = next(k for k, v in args.items() if isinstance(v, str))
+    wrong = {**args, key: args[key] + " something else"}
+    assert not check_output(entry.category, f"[{name}({', '.join(f'{k}={v!r}' for k, v in wrong.items())})]",
+                            entry.ground_truth, entry.functions).ok
+    good = render_answer(entry.category, entry.ground_truth, entry.functions)
+    assert not check_output(entry.category, good[:-1] + ", " + good[1:], entry.ground_truth, entry.functions).ok
+    assert not check_output(entry.category, "I would call the function.", entry.ground_truth, entry.functions).ok
+    irrelevant = load_category("special_irrelevant", limit=1)[0]
+    assert not check_output("special_irrelevant", good, irrelevant.ground_truth, irrelevant.functions).ok
+    incomplete = load_category("special_incomplete", limit=1)[0]
+    assert not check_output("special_incomplete", "Please give more details.", incomplete.ground_truth, incomplete.functions).ok
+
+
+@pytest.mark.parametrize("category", AGENT_CATEGORIES)
+def test_milestone_paths_are_counted_and_invalid_ones_listed(category: str, capsys) -> None:
+    entries = load_category(category)
+    report = milestone_report(category, entries)
+    assert report.entries == len(entries) and report.milestones >= len(entries)
+    assert report.valid + len(report.invalid) == report.milestones
+    assert 0 < report.valid_paths <= report.entries
+    assert all(m.reason for m in report.invalid)
+    with capsys.disabled():
+        print(f"\nACEBench {category}: {report.valid}/{report.milestones} milestones are valid calls; "
+              f"{report.valid_paths}/{report.entries} entries have a fully valid gold path; "
+              f"{len(report.invalid)} invalid listed")
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(0)
+@pytest.mark.parametrize("category", NORMAL_CATEGORIES + SPECIAL_CATEGORIES)
+async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+    if not eval_config.has_model:
+        pytest.skip("no model: pass --model-url to evaluate")
+    if not eval_config.wants("acebench", category):
+        pytest.skip("category not selected")
+    model = eval_config.chat_model()
+    entries = load_category(category, limit=eval_config.limit)
+    episodes = [(e, t) for e in entries for t in range(eval_config.trials)]
+
+    async def run(item):
+        entry, trial = item
+        reply, verdict = await play_entry(entry, model)
+        return entry, trial, reply, verdict
+
+    results = await gather_bounded(episodes, run)
+    out = eval_config.out_dir / "acebench"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"data_{category}_result.json").write_text("".join(
+        json.dumps({"id": e.id, "trial": t, "result": reply, "valid": v.ok, "error": v.error}, ensure_ascii=False) + "\n"
+        for e, t, reply, v in results))
+    row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(v.ok) for *_, v in results],
+                                   trials=eval_config.trials)
+    summary.rows.append(row)
+    assert row.n == len(episodes)

@@ -1,0 +1,109 @@
+"""BFCL-v3 multi-turn: gold replay through the MCP exposure (integrity) and model runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from harness import BenchmarkRow, EvalConfig, Summary
+from harness._parallel import gather_bounded
+from harness.bfcl import CATEGORIES, load_entries, play_entry, replay_ground_truth, score_entry, write_result_file
+from harness.bfcl._score import BFCL_REGISTRY
+
+CHECKER_ERRORS = {
+    "multi_turn:instance_state_mismatch",
+    "multi_turn:execution_response_mismatch",
+    "multi_turn:empty_turn_model_response",
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("category", CATEGORIES)
+async def test_ground_truth_replay_passes_every_entry(category: str) -> None:
+    entries = load_entries(category)
+    assert len(entries) == 200
+    failures = []
+    for entry in entries:
+        outcome = await replay_ground_truth(entry)
+        verdict = score_entry(entry, outcome.turns)
+        if not verdict["valid"]:
+            failures.append((entry.id, verdict.get("error_type"), verdict.get("error_message")))
+    assert failures == [], f"{len(failures)}/200 ground-truth replays rejected: {failures[:3]}"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("category", CATEGORIES)
+async def test_dropping_a_call_fails_with_the_checkers_error(category: str) -> None:
+    for entry in load_entries(category, limit=15):
+        turn = next(i for i, calls in enumerate(entry.ground_truth) if calls)
+        outcome = await replay_ground_truth(entry, drop=(turn, len(entry.ground_truth[turn]) - 1))
+        verdict = score_entry(entry, outcome.turns)
+        assert verdict["valid"] is False, entry.id
+        assert verdict["error_type"] in CHECKER_ERRORS, (entry.id, verdict["error_type"])
+
+
+@pytest.mark.anyio
+async def test_held_out_function_is_hidden_until_its_turn() -> None:
+    from harness.bfcl import BfclEpisode
+    from mcp import Client
+
+    entry = load_entries("multi_turn_miss_func", limit=1)[0]
+    (turn, docs), = entry.missed_function.items()
+    episode = BfclEpisode(entry)
+    async with Client(episode.server, mode="legacy") as client:
+        before = {t.name for t in (await client.list_tools()).tools}
+    assert not {d["name"] for d in docs} & before
+    assert episode.reveal(int(turn)) == [d["name"] for d in docs]
+    async with Client(episode.server, mode="legacy") as client:
+        after = {t.name for t in (await client.list_tools()).tools}
+    assert {d["name"] for d in docs} <= after
+
+
+@pytest.mark.anyio
+async def test_result_files_are_accepted_by_bfcl_evaluate(tmp_path) -> None:
+    entries = load_entries("multi_turn_base", limit=3)
+    rows = [(await replay_ground_truth(e)).result_row() for e in entries]
+    write_result_file(tmp_path / "result", "multi_turn_base", rows)
+    command = [sys.executable, "-m", "bfcl_eval", "evaluate", "--model", BFCL_REGISTRY,
+               "--test-category", "multi_turn_base", "--result-dir", str(tmp_path / "result"),
+               "--score-dir", str(tmp_path / "score"), "--partial-eval"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    score_files = list((tmp_path / "score").rglob("*multi_turn_base_score.json"))
+    assert score_files, done.stdout[-2000:]
+    header = json.loads(score_files[0].read_text().splitlines()[0])
+    assert header["accuracy"] == 1.0 and header["total_count"] == 3
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(0)
+@pytest.mark.parametrize("category", CATEGORIES)
+async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+    if not eval_config.has_model:
+        pytest.skip("no model: pass --model-url to evaluate")
+    if not eval_config.wants("bfcl", category):
+        pytest.skip("category not selected")
+    model = eval_config.chat_model()
+    entries = load_entries(category, limit=eval_config.limit)
+    episodes = [(e, t) for e in entries for t in range(eval_config.trials)]
+
+    async def run(item):
+        entry, trial = item
+        outcome = await play_entry(entry, model)
+        return entry, trial, outcome, score_entry(entry, outcome.turns)
+
+    results = await gather_bounded(episodes, run)
+    out = eval_config.out_dir / "bfcl"
+    for trial in range(eval_config.trials):
+        rows = [o.result_row() for e, t, o, _ in results if t == trial]
+        write_result_file(out / f"trial{trial}" / "result", category, rows)
+    scores = out / f"{category}_scores.jsonl"
+    scores.parent.mkdir(parents=True, exist_ok=True)
+    scores.write_text("".join(json.dumps({"id": e.id, "trial": t, "valid": v["valid"], "error_type": v.get("error_type"),
+                                          "errors": o.errors}) + "\n" for e, t, o, v in results))
+    row = BenchmarkRow.from_scores("BFCL-v3 multi-turn", category, summary.model,
+                                   [float(v["valid"]) for *_, v in results], trials=eval_config.trials)
+    summary.rows.append(row)
+    assert row.n == len(episodes)

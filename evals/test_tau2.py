@@ -1,0 +1,98 @@
+"""tau2-bench: gold-action replay through the MCP exposure (integrity) and model runs."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from harness import BenchmarkRow, EvalConfig, Summary
+from harness._parallel import gather_bounded
+from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold
+
+CI_SAMPLE = 10
+SEED = 0
+
+
+def _sample(tasks: list, full: bool, n: int = CI_SAMPLE) -> list:
+    return list(tasks) if full else random.Random(SEED).sample(list(tasks), min(n, len(tasks)))
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(0)
+@pytest.mark.parametrize("domain", DOMAINS)
+async def test_gold_replay_scores_one(domain: str, eval_config: EvalConfig) -> None:
+    tasks = _sample(load_tasks(domain), eval_config.full_replay)
+    failures = []
+    for task in tasks:
+        outcome = await replay_gold(domain, task)
+        if outcome.reward != 1.0:
+            failures.append((task.id, outcome.reward, outcome.reward_info.get("info")))
+    assert failures == [], f"{len(failures)}/{len(tasks)} gold replays below 1.0: {failures[:2]}"
+
+
+@pytest.mark.anyio
+async def test_telecom_solo_gold_replay_scores_one(eval_config: EvalConfig) -> None:
+    tasks = [t for t in load_tasks("telecom") if getattr(t, "ticket", None)]
+    for task in _sample(tasks, eval_config.full_replay, n=3):
+        outcome = await replay_gold("telecom", task, solo_mode=True)
+        assert outcome.reward == 1.0, (task.id, outcome.reward_info.get("info"))
+
+
+@pytest.mark.anyio
+async def test_missing_a_write_action_scores_zero() -> None:
+    from harness.tau2._run import _evaluate
+    from tau2.data_model.message import AssistantMessage
+
+    task = next(t for t in load_tasks("retail") if t.evaluation_criteria and t.evaluation_criteria.actions)
+    outcome = _evaluate("retail", task, [AssistantMessage(role="assistant", content="Done.")], "agent_stop", False, 0.0)
+    assert outcome.reward == 0.0
+
+
+@pytest.mark.anyio
+async def test_user_tools_are_a_separate_server_and_solo_merges_them() -> None:
+    from mcp import Client
+
+    task = load_tasks("telecom")[0]
+    episode = Tau2Episode("telecom", task)
+    assert episode.user_server is not None
+    async with Client(episode.agent_server, mode="legacy") as agent, Client(episode.user_server, mode="legacy") as user:
+        agent_tools = {t.name for t in (await agent.list_tools()).tools}
+        user_tools = {t.name for t in (await user.list_tools()).tools}
+    assert agent_tools and user_tools and not agent_tools & user_tools
+    solo = Tau2Episode("telecom", task, solo_mode=True)
+    async with Client(solo.agent_server, mode="legacy") as client:
+        solo_tools = {t.name for t in (await client.list_tools()).tools}
+    assert solo.user_server is None and agent_tools | user_tools | {"done"} == solo_tools
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(0)
+@pytest.mark.parametrize("variant", [*DOMAINS, "telecom-solo"])
+async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Summary) -> None:
+    if not eval_config.has_model:
+        pytest.skip("no model: pass --model-url to evaluate")
+    if not eval_config.wants("tau2", variant):
+        pytest.skip("category not selected")
+    domain, solo = variant.removesuffix("-solo"), variant.endswith("-solo")
+    tasks = load_tasks(domain)
+    if solo:
+        tasks = [t for t in tasks if getattr(t, "ticket", None)]
+    tasks = tasks[: eval_config.limit] if eval_config.limit else tasks
+    agent, user = eval_config.chat_model(), eval_config.chat_model(user=True)
+    episodes = [(t, k) for t in tasks for k in range(eval_config.trials)]
+
+    async def run(item):
+        task, trial = item
+        return trial, await play_task(domain, task, agent, None if solo else user, solo_mode=solo)
+
+    results = await gather_bounded(episodes, run)
+    out = eval_config.out_dir / "tau2"
+    out.mkdir(parents=True, exist_ok=True)
+    simulations = [{**o.simulation(), "trial": k} for k, o in results]
+    (out / f"{variant}_simulations.json").write_text(json.dumps({"domain": domain, "solo_mode": solo,
+                                                                 "simulations": simulations}, indent=1))
+    row = BenchmarkRow.from_scores("tau2-bench", variant, summary.model, [o.reward for _, o in results],
+                                   trials=eval_config.trials)
+    summary.rows.append(row)
+    assert row.n == len(episodes)

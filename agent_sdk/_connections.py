@@ -62,7 +62,7 @@ def server_from_target(target: str | Path | StdioServerParameters | Server | Mcp
     directory of environments), or else a command line launched over stdio.
 
     Raises:
-        UserError: for an empty string.
+        UserError: for an empty string, or a path that does not exist.
     """
     if isinstance(target, McpServer):
         return target
@@ -75,6 +75,8 @@ def server_from_target(target: str | Path | StdioServerParameters | Server | Mcp
         if Path(text).is_dir():
             return McpServer(target=Path(text))
         parts = shlex.split(text)
+        if len(parts) == 1 and "/" in text and not Path(text).exists():
+            raise UserError(f"{text}: no such environment directory or server executable")
         return McpServer(target=StdioServerParameters(command=parts[0], args=parts[1:]))
     return McpServer(target=target)
 
@@ -168,7 +170,7 @@ class Connection:
                 raise
             # The session died after it was in use; calls already saw the failure and the
             # next one reconnects, so this only needs a trace.
-            logger.warning("MCP server %s connection ended with an error: %r", self.name, exc)
+            logger.info("MCP server %s connection ended with an error: %r", self.name, exc)
         finally:
             if self._client is not None and self._stopped is stopped:
                 self._client = None

@@ -287,7 +287,8 @@ class Toolbox:
             if exc.code == types.CONNECTION_CLOSED:
                 conn.mark_broken()
                 return failed("transport", f"connection to MCP server {conn.name!r} was lost: {exc.message}")
-            kind: ErrorKind = "bad_arguments" if exc.code == types.INVALID_PARAMS else "protocol"
+            kinds: dict[int, ErrorKind] = {types.INVALID_PARAMS: "bad_arguments", types.REQUEST_TIMEOUT: "timeout"}
+            kind = kinds.get(exc.code, "protocol")
             return failed(kind, f"MCP error {exc.code}: {exc.message}")
         except _TRANSPORT_ERRORS as exc:
             conn.mark_broken()

@@ -102,6 +102,21 @@ async def test_connect_failure_names_the_server():
             pass
 
 
+def test_targets_are_classified(tmp_path, stdio_command):
+    from agent_sdk import McpServer, server_from_target
+
+    assert isinstance(server_from_target("http://127.0.0.1:1/envs/env-1/mcp").target, str)
+    assert server_from_target("http://127.0.0.1:1/envs/env-abc/mcp").display_name() == "env-abc"
+    assert server_from_target(str(tmp_path)).target == tmp_path
+    stdio = server_from_target(stdio_command)
+    assert stdio.display_name() == "stdio_server" and stdio.target.args[0].endswith("stdio_server.py")
+    with pytest.raises(UserError, match="no such environment directory"):
+        server_from_target(str(tmp_path / "typo"))
+    with pytest.raises(UserError, match="empty"):
+        server_from_target("  ")
+    assert server_from_target(McpServer(target="http://x/mcp", name="n")).display_name() == "n"
+
+
 async def test_cancellation_closes_every_session(helpers, stdio_command):
     counter = helpers.SessionCounter()
 

@@ -44,6 +44,13 @@ def test_bare_json_object_as_qwen_writes_it():
     assert parsed.content_without_calls is None
 
 
+def test_several_bare_objects_are_parallel_calls():
+    text = '{"name": "f", "arguments": {"a": 1}}\n{"name": "f", "arguments": {"a": 2}}\nThese fetch both.'
+    parsed = parse_tool_calls(text, known_tools={"f"})
+    assert [c.arguments for c in parsed.calls] == [{"a": 1}, {"a": 2}]
+    assert parsed.content_without_calls == "These fetch both."
+
+
 def test_json_answers_are_not_calls_when_tools_are_known():
     answer = 'The record is {"name": "Alice", "arguments": "none"}.'
     assert parse_tool_calls(answer, known_tools={"lookup"}).calls == []

@@ -158,7 +158,6 @@ class Toolbox:
             self._connections = _named_connections(servers, self.connect_timeout_s)
             await self._start_all()
         except BaseException:
-            # Closed without the exception: a task group would re-raise it wrapped in a group.
             await stack.aclose()
             raise
         self._stack = stack
@@ -169,7 +168,8 @@ class Toolbox:
         stack, self._stack = self._stack, None
         self._tools = {}
         if stack is not None:
-            await stack.__aexit__(*exc_info)
+            # Not handed the body's exception: the task group would re-raise it inside a group.
+            await stack.aclose()
 
     async def _start_all(self) -> None:
         try:

@@ -144,6 +144,14 @@ async def test_cancellation_closes_every_session(helpers, stdio_command):
     await helpers.wait_until(lambda: not helpers.pid_alive(pids[0]))
 
 
+async def test_errors_in_the_body_propagate_unwrapped(helpers):
+    counter = helpers.SessionCounter()
+    with pytest.raises(KeyError, match="boom"):
+        async with Toolbox(helpers.make_server("svc", {}, counter)):
+            raise KeyError("boom")
+    assert counter.open == 0
+
+
 async def test_call_outside_context_is_a_user_error(helpers):
     box = Toolbox(helpers.make_server("svc", {}))
     with pytest.raises(UserError, match="not open"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -94,6 +94,26 @@ class JsonlStore:
             os.fsync(fh.fileno())
         self._records[key] = data
 
+    def discard(self, keys: Iterable[str]) -> int:
+        """Remove records (atomically rewriting the file); returns how many were removed.
+
+        Used to retry records whose failure was not a verdict on them, e.g. an unreachable model.
+        """
+        drop = {k for k in keys if k in self._records}
+        if drop:
+            self._records = {k: v for k, v in self._records.items() if k not in drop}
+            self._rewrite()
+        return len(drop)
+
+    def _rewrite(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "wb") as fh:
+            for record in self._records.values():
+                fh.write((json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
     def compact(self, order: Sequence[str]) -> None:
         """Rewrite the file sorted by `order` (keys not in it go last, sorted), atomically.
 
@@ -102,14 +122,8 @@ class JsonlStore:
         """
         rank = {k: i for i, k in enumerate(order)}
         keys = sorted(self._records, key=lambda k: (rank.get(k, len(rank)), k))
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "wb") as fh:
-            for k in keys:
-                fh.write((json.dumps(self._records[k], ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
         self._records = {k: self._records[k] for k in keys}
+        self._rewrite()
 
 
 class Stage:

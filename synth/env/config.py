@@ -54,5 +54,8 @@ class SynthConfig(BaseModel):
     benchmark_files: list[Path] | None = Field(
         default=None, description="Benchmark question files for the leak audit; None discovers the installed ones."
     )
+    retry_model_errors: bool = Field(
+        default=True, description="On a re-run, retry samples rejected only because the model endpoint failed (reason *model_error)."
+    )
     sandbox_workers: int = Field(default=2, ge=1, description="Sandbox worker processes.")
     unsafe_no_sandbox: bool = Field(default=False, description="Run tool code without isolation (only where none is available).")

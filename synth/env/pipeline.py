@@ -195,6 +195,9 @@ async def synthesize_envs(
     metered = model if isinstance(model, MeteredModel) else MeteredModel(
         model, cache=LLMCache(out / "cache" / "llm"), max_concurrency=config.max_llm_concurrency, timeout_s=config.llm_timeout_s
     )
+    if config.retry_model_errors:
+        rejected = rejections_store(out)
+        rejected.discard([f"{r['stage']}:{r['id']}" for r in rejected.records() if r["reason"].endswith("model_error")])
     must_load = auditor is None and config.leak_audit and "leak_audit" in selected
 
     async def run_all(sb: Any) -> _Run:

@@ -140,3 +140,13 @@ def test_stats_funnel_and_accumulated_llm_counts(tmp_path):
     assert stats.llm_total.calls == 7 and stats.llm_total.cache_hits == 7 and stats.runs == 2
     on_disk = json.loads((tmp_path / "stats.json").read_text())
     assert on_disk["wall_time_s_total"] == 3.0
+
+
+def test_discard_removes_records_durably(tmp_path):
+    store = rejections_store(tmp_path)
+    stage = Stage.open(tmp_path, "decompose", store)
+    stage.reject("a", "model_error", "endpoint down")
+    stage.reject("b", "no_json")
+    assert store.discard(["decompose:a", "decompose:zzz"]) == 1
+    again = Stage.open(tmp_path, "decompose", rejections_store(tmp_path))
+    assert not again.done("a") and again.done("b")

@@ -200,3 +200,13 @@ async def test_failing_code_is_fixed_on_retry_with_the_failure_fed_back(tmp_path
     assert len(result.envs) == 1
     retry = next(r for r in model.requests if "Name: get_city_weather" in r[1].content and len(r) > 2)
     assert retry[-2].content == wrong and "answer_missing" in retry[-1].content and "9°C" in retry[-1].content
+
+
+@pytest.mark.anyio
+async def test_a_dead_endpoint_rejects_then_the_rerun_retries(tmp_path, sandbox):
+    down = Script(decompose=[ConnectionError("endpoint unreachable")])
+    await run(tmp_path, down, sandbox, retries=1)
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("decompose", "model_error")
+    result, _ = await run(tmp_path, Script(), sandbox)
+    assert len(result.envs) == 1 and rejected(tmp_path / "out") == []

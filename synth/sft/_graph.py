@@ -143,7 +143,6 @@ async def propose_graph(
     *,
     rounds: int = 2,
     per_round: int = 5,
-    seed: int = 0,
 ) -> tuple[ToolGraph, list[StructuredResult[ChainProposals]]]:
     """Ask the model `rounds` times for task/chain proposals and count them into a graph.
 
@@ -162,12 +161,13 @@ async def propose_graph(
     results = []
     for r in range(rounds):
         prompt = _PROPOSE.format(name=server.name, description=server.description, tools=tool_lines(server), n=per_round)
+        prompt += f"\n(Batch {r + 1} of {rounds}: make these different from other batches.)"
         result = await ask_structured(
             model,
             [ChatMessage(role="user", content=prompt)],
             ChainProposals,
             check=check,
-            settings=SamplingSettings(temperature=0.8, seed=seed + r, max_tokens=800),
+            settings=SamplingSettings(temperature=0.8, max_tokens=800),
         )
         results.append(result)
         if result.value is not None:

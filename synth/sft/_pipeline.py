@@ -71,7 +71,7 @@ class SftConfig(BaseModel):
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     judge_threshold: float = Field(default=0.6, ge=0.0, le=1.0, description="Minimum judge score exported.")
     concurrency: int = Field(default=8, ge=1, description="Records processed concurrently (and LLM requests in flight).")
-    seed: int = 0
+    seed: int = Field(default=0, description="Seed of chain sampling and persona choice.")
 
 
 class SftPipeline:
@@ -110,7 +110,16 @@ class SftPipeline:
         self.rejected = rejections_store(self.out)
         self.stages = {name: Stage.open(self.out, _FILES[name], self.rejected) for name in STAGES}
         self.emulator_stats: dict[str, Any] = {}
+        self.deferred: dict[str, int] = {}
         self.ingest_issues: list[dict[str, Any]] = []
+
+    def _reject(self, stage: Stage, record_id: str, reason: str, detail: str = "") -> None:
+        # An unreachable or failing model endpoint says nothing about the record: leave it
+        # undecided so the next run retries it, instead of rejecting it for good.
+        if reason == "model_error":
+            self.deferred[stage.name] = self.deferred.get(stage.name, 0) + 1
+            return
+        stage.reject(record_id, reason, detail)
 
     def _servers(self) -> list[ServerDoc]:
         return [ServerDoc.model_validate(r) for r in self.stages["ingest"].out.records()]
@@ -168,11 +177,13 @@ class SftPipeline:
 
         async def one(server: ServerDoc) -> None:
             graph, results = await propose_graph(
-                self.model, server, rounds=self.config.graph_rounds, per_round=self.config.proposals_per_round, seed=self.config.seed
+                self.model, server, rounds=self.config.graph_rounds, per_round=self.config.proposals_per_round
             )
             failed = [f"{r.reason_code}: {r.detail[:200]}" for r in results if not r.ok]
             if graph.edge_count == 0:
-                stage.reject(server.id, "no_edges", "; ".join(failed) or "no proposal chained two tools")
+                endpoint_down = bool(results) and all(r.reason_code == "model_error" for r in results)
+                reason = "model_error" if endpoint_down else "no_edges"
+                self._reject(stage, server.id, reason, "; ".join(failed) or "no proposal chained two tools")
                 return
             stage.accept({"id": server.id, "graph": graph.model_dump(), "rounds_ok": len(results) - len(failed), "rounds_failed": failed})
 
@@ -200,7 +211,10 @@ class SftPipeline:
             if not deps.ok:
                 stage.reject(chain_id, "dependency_unmet", f"{' -> '.join(chain)}: nothing provides {', '.join(deps.missing)}")
                 return
-            vote = await vote_coherence(self.model, server, chain, voters=self.config.votes, seed=self.config.seed)
+            vote = await vote_coherence(self.model, server, chain, voters=self.config.votes)
+            if not vote.ok and any(": model_error:" in r for r in vote.reasons):
+                self._reject(stage, chain_id, "model_error")
+                return
             if not vote.ok:
                 detail = f"{' -> '.join(chain)}: yes={vote.yes} no={vote.no} invalid={vote.invalid}; " + " | ".join(vote.reasons)
                 stage.reject(chain_id, "incoherent", detail)
@@ -230,14 +244,14 @@ class SftPipeline:
                 server = servers[item["server_id"]]
                 if not self._unit_done(unit_id):
                     tasks, result = await chain_tasks(
-                        self.model, server, item["chain"], item["vote"]["tasks"], n=cfg.tasks_per_chain, seed=cfg.seed
+                        self.model, server, item["chain"], item["vote"]["tasks"], n=cfg.tasks_per_chain
                     )
                     self._keep(stage, unit_id, tasks, result)
             else:
                 server = item
                 unit_id = f"gen:{server.id}"
                 if not self._unit_done(unit_id):
-                    tasks, result = await server_tasks(self.model, server, n=cfg.server_tasks, k=cfg.server_task_k, seed=cfg.seed)
+                    tasks, result = await server_tasks(self.model, server, n=cfg.server_tasks, k=cfg.server_task_k)
                     self._keep(stage, unit_id, tasks, result)
             bases = [SynthTask.model_validate(r) for r in stage.out.records() if r.get("unit") == unit_id]
             for base in bases:
@@ -248,14 +262,14 @@ class SftPipeline:
                     persona = pick_persona(personas, base.id, cfg.seed) if mode == "persona" else None
                     if mode == "persona" and persona is None:
                         continue
-                    task, result = await augment(self.model, base, mode, persona=persona, seed=cfg.seed)
+                    task, result = await augment(self.model, base, mode, persona=persona)
                     self._keep(stage, aug_id, [task] if task else [], result)
 
         await self._map(units, one, "tasks")
 
     def _keep(self, stage: Stage, unit: str, tasks: list[SynthTask], result: Any) -> None:
         if not tasks:
-            stage.reject(unit, result.reason_code or "no_tasks", result.detail)
+            self._reject(stage, unit, result.reason_code or "no_tasks", result.detail)
             return
         for task in tasks:
             stage.accept(task.model_copy(update={"unit": unit}))
@@ -267,9 +281,10 @@ class SftPipeline:
         todo = [SynthTask.model_validate(r) for r in self.stages["tasks"].out.records() if not stage.done(r["id"])]
 
         async def one(task: SynthTask) -> None:
-            result = await score_task(self.model, servers[task.server_id], task, seed=self.config.seed)
+            result = await score_task(self.model, servers[task.server_id], task)
             if result.value is None:
-                stage.reject(task.id, "score_failed", f"{result.reason_code}: {result.detail}")
+                reason = "model_error" if result.reason_code == "model_error" else "score_failed"
+                self._reject(stage, task.id, reason, f"{result.reason_code}: {result.detail}")
                 return
             below = self.config.thresholds.failures(result.value)
             if below:
@@ -306,13 +321,13 @@ class SftPipeline:
             async def one(task: SynthTask) -> None:
                 traj_id = f"traj-{task.id.removeprefix('task-')}"
                 try:
-                    record = await rollout(self.agent_model, targets, task, self.config.rollout, seed=self.config.seed)
+                    record = await rollout(self.agent_model, targets, task, self.config.rollout)
                 except Exception as exc:  # noqa: BLE001 - a failed rollout is data, not a crash
                     stage.reject(traj_id, "rollout_error", f"{type(exc).__name__}: {exc}")
                     return
                 t = record.trajectory
                 if t.stop_reason == "model_error":
-                    stage.reject(traj_id, "model_error", t.error or "")
+                    self._reject(stage, traj_id, "model_error", t.error or "")
                 elif not t.tool_calls:
                     stage.reject(traj_id, "no_tool_calls", (t.final_answer or "")[:300])
                 elif t.stop_reason != "final_answer":
@@ -331,7 +346,7 @@ class SftPipeline:
 
         async def one(record: TrajectoryRecord) -> None:
             verdict = await judge_trajectory(
-                self.judge_model, record.openai_messages(), error_call_ids=set(record.error_call_ids), seed=self.config.seed
+                self.judge_model, record.openai_messages(), error_call_ids=set(record.error_call_ids)
             )
             verdicts.append({"id": record.id, **verdict.model_dump()})
             if not verdict.judged:

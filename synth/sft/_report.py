@@ -72,6 +72,7 @@ def write_report(pipeline: SftPipeline, *, llm: LLMCounts, wall_time_s: float) -
         "judge": judge_exclusions(pipeline.verdict_store().records()),
         "tasks_by_kind": dict(Counter(f"{t['kind']}/{t['augmentation']}" for t in tasks)),
         "rollout_backends": dict(Counter(r["backend"] for r in rollouts)),
+        "deferred_model_errors_last_run": pipeline.deferred,
         "emulator_last_run": pipeline.emulator_stats,
         "ingest_tool_issues_last_run": pipeline.ingest_issues,
     }

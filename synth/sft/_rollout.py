@@ -114,7 +114,7 @@ class RolloutServers:
             description=server.description,
             config=self._config.emulator,
             message_factory=ChatMessage,
-            settings=SamplingSettings(temperature=0.3, max_tokens=600, seed=self._config.emulator.seed),
+            settings=SamplingSettings(temperature=0.3, max_tokens=600),
         )
         self.emulators[server.id] = emulator
         return emulator.server, "emulator"
@@ -124,14 +124,14 @@ class RolloutServers:
         return self._targets[server_id]
 
 
-async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig, *, seed: int = 0) -> TrajectoryRecord:
+async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig) -> TrajectoryRecord:
     """Play `task` once with a fresh MCP session.
 
     Raises:
         agent_sdk.exceptions.ToolboxError: when the server cannot be reached.
     """
     target, backend = servers.target(task.server_id)
-    settings = SamplingSettings(temperature=config.temperature, max_tokens=config.max_tokens, seed=seed)
+    settings = SamplingSettings(temperature=config.temperature, max_tokens=config.max_tokens)
     async with Toolbox(target, timeout_s=config.tool_timeout_s) as toolbox:
         agent = Agent(model, toolbox, system_prompt=config.system_prompt, max_turns=config.max_turns, settings=settings)
         trajectory = await agent.run(task.question, metadata={"task_id": task.id, "server_id": task.server_id})

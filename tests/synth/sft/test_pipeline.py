@@ -201,3 +201,14 @@ def test_resume_after_kill(run_dir: tuple[Path, dict[str, Any]], tmp_path: Path)
         ids = [r["id"] for r in _lines(out / f"{store}.jsonl")]
         assert len(ids) == len(set(ids)), f"{store}.jsonl has duplicates after resume"
     assert sorted((out / "sft.jsonl").read_text().splitlines()) == sorted((clean / "sft.jsonl").read_text().splitlines())
+
+
+def test_endpoint_outage_is_retried_not_rejected(tmp_path: Path) -> None:
+    down = world_model("down")
+    down.fn = lambda messages, tools, settings: ConnectionError("endpoint unreachable")
+    source = [str(ROOT / "examples" / "tool_docs" / "travel_desk.json")]
+    stats = anyio.run(SftPipeline(tmp_path, down, config=small_config(), show_progress=False).run, source, ["ingest", "graph"])
+    assert stats["extra"]["deferred_model_errors_last_run"] == {"graphs": 1}
+    assert not (tmp_path / "rejected.jsonl").exists(), "an outage says nothing about the server: nothing is rejected"
+    stats = anyio.run(SftPipeline(tmp_path, world_model(), config=small_config(), show_progress=False).run, None, ["graph"])
+    assert stats["extra"]["funnel"]["servers_graphed"] == 1, "the next run retries what the outage left undecided"

@@ -89,7 +89,8 @@ async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary
     (out / f"data_{category}_result.json").write_text("".join(
         json.dumps({"id": e.id, "trial": t, "result": reply, "valid": v.ok, "error": v.error}, ensure_ascii=False) + "\n"
         for e, t, reply, v in results))
+    errored = sum((v.error or "").startswith("model error") for *_, v in results)
     row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(v.ok) for *_, v in results],
-                                   trials=eval_config.trials)
+                                   trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.rows.append(row)
     assert row.n == len(episodes)

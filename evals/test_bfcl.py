@@ -104,6 +104,7 @@ async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Su
     scores.write_text("".join(json.dumps({"id": e.id, "trial": t, "valid": v["valid"], "error_type": v.get("error_type"),
                                           "errors": o.errors}) + "\n" for e, t, o, v in results))
     row = BenchmarkRow.from_scores("BFCL-v3 multi-turn", category, summary.model,
-                                   [float(v["valid"]) for *_, v in results], trials=eval_config.trials)
+                                   [float(v["valid"]) for *_, v in results], trials=eval_config.trials,
+                                   extra={"model_errors": float(sum(bool(o.errors) for _, _, o, _ in results))})
     summary.rows.append(row)
     assert row.n == len(episodes)

@@ -92,7 +92,8 @@ async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Sum
     simulations = [{**o.simulation(), "trial": k} for k, o in results]
     (out / f"{variant}_simulations.json").write_text(json.dumps({"domain": domain, "solo_mode": solo,
                                                                  "simulations": simulations}, indent=1))
+    errored = sum(o.termination in {"agent_error", "user_error"} for _, o in results)
     row = BenchmarkRow.from_scores("tau2-bench", variant, summary.model, [o.reward for _, o in results],
-                                   trials=eval_config.trials)
+                                   trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.rows.append(row)
     assert row.n == len(episodes)

@@ -39,7 +39,7 @@ async def _episode(arena_url: str, env: Any, model: Any, max_turns: int) -> dict
 async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, concurrency: int, max_turns: int, console: Console) -> float:
     from agent_sdk import OpenAIChatModel, SamplingSettings, write_trajectories_jsonl
     from agent_sdk._serve import serve_model
-    from mcp_servers import ArenaServer, LocalSandbox, find_envs, load_env, serve_app, verify_paths
+    from mcp_servers import ArenaServer, LocalSandbox, load_env, serve_app, verify_paths
 
     started = time.monotonic()
     async with LocalSandbox(workers=2) as sandbox:

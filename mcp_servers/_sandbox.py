@@ -257,10 +257,11 @@ class SandboxSession:
             )
         async with self._worker.lock:
             try:
-                await self._ensure_open()
-                reply = await self._worker.request(
-                    {"op": "call", "sid": self._sids[source.spec.id], "tool": tool, "args": arguments}, self._timeout(source)
-                )
+                message: dict[str, Any] = {"op": "call", "tool": tool, "args": arguments}
+                message["open"] = await self._prepare()
+                message["sid"] = self._sids[source.spec.id]
+                reply = await self._worker.request(message, self._timeout(source))
+                self._generation = self._worker.generation
             except TimeoutError:
                 return ToolOutcome(
                     ok=False, text=f"{tool} timed out after {self._timeout(source):g} s and was stopped", error_kind="timeout"
@@ -273,21 +274,33 @@ class SandboxSession:
             return ToolOutcome(ok=True, text=reply["value"], structured=reply.get("structured"))
         return ToolOutcome(ok=False, text=reply.get("message", "tool failed"), error_kind=reply.get("error_kind", "crash"))
 
-    async def _ensure_open(self) -> None:
-        """Open the module namespaces on the current worker; after a restart, replay the log."""
+    def _open_requests(self) -> list[dict[str, Any]]:
+        envs = {e.spec.id: e for e in self._routes.values()}.values()
+        return [
+            {"sid": self._sids.setdefault(env.spec.id, uuid.uuid4().hex), "code": env.code, "filename": env.spec.entry}
+            for env in envs
+        ]
+
+    async def _prepare(self) -> list[dict[str, Any]]:
+        """Make the worker ready for this session's next call.
+
+        Returns the namespaces to open along with the call (the first time on a worker);
+        after a restart it reopens them and replays the session's calls itself.
+        """
         worker = self._worker
         if not worker.alive:
             await worker.start()
         if self._generation == worker.generation:
-            return
-        for env in {e.spec.id: e for e in self._routes.values()}.values():
-            sid = self._sids.setdefault(env.spec.id, uuid.uuid4().hex)
-            await worker.request({"op": "open", "sid": sid, "code": env.code, "filename": env.spec.entry}, 30)
-        if self._generation is not None:
-            for tool, args in self._log:
-                env = self._routes[tool]
-                await worker.request({"op": "call", "sid": self._sids[env.spec.id], "tool": tool, "args": args}, self._timeout(env))
+            return []
+        if self._generation is None:
+            return self._open_requests()
+        for request in self._open_requests():
+            await worker.request({"op": "open", **request}, 30)
+        for tool, args in self._log:
+            env = self._routes[tool]
+            await worker.request({"op": "call", "sid": self._sids[env.spec.id], "tool": tool, "args": args}, self._timeout(env))
         self._generation = worker.generation
+        return []
 
     def release(self) -> None:
         """Release the session; safe to call from a finalizer (no I/O happens here).

@@ -7,6 +7,7 @@ always internally consistent; `verify` then checks the behaviour of the code ove
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import keyword
@@ -85,11 +86,9 @@ class ToolSpec(_Model):
     def _schema(cls, schema: dict[str, Any] | None) -> dict[str, Any] | None:
         if schema is None:
             return None
-        try:
-            validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-            raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from exc
+        problem = _schema_problem(canonical_json(schema))
+        if problem:
+            raise ValueError(problem)
         if schema.get("type") != "object":
             raise ValueError('must be a JSON Schema object (it needs "type": "object")')
         return schema
@@ -164,6 +163,18 @@ class EnvSpec(_Model):
     def target_subtasks(self) -> list[Subtask]:
         """Subtasks that need a tool: the reward's n."""
         return [s for s in self.subtasks if s.needs_tool]
+
+
+@functools.lru_cache(maxsize=4096)
+def _schema_problem(schema_json: str) -> str | None:
+    # Checking against the meta-schema costs milliseconds; specs repeat the same schemas a lot.
+    schema = json.loads(schema_json)
+    try:
+        validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        return f"not a valid JSON Schema at {where}: {exc.message}"
+    return None
 
 
 def _validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:

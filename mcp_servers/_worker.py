@@ -5,8 +5,8 @@ needs nothing mounted but the interpreter. It speaks newline-delimited JSON on i
 stdin/stdout, which it moves to private descriptors first: tool code that prints writes to
 stderr and cannot corrupt the protocol.
 
-Requests: {"op": "open", "sid", "code", "filename"} | {"op": "call", "sid", "tool", "args"} |
-{"op": "close", "sid"}. Replies: {"ok": true, "kind": "text"|"json", "value", "structured"}
+Requests: {"op": "open", "sid", "code", "filename"} | {"op": "call", "sid", "tool", "args"}; any
+request may carry "open" (namespaces to create first) and "close" (session ids to drop). Replies: {"ok": true, "kind": "text"|"json", "value", "structured"}
 or {"ok": false, "error_kind", "message"}. Each session is a fresh module namespace.
 """
 
@@ -167,14 +167,13 @@ def main():
         req = json.loads(line)
         for sid in req.get("close", ()):
             sessions.pop(sid, None)
+        for opening in req.get("open", ()):
+            _open(sessions, opening)
         op = req["op"]
         if op == "open":
             reply = _open(sessions, req)
         elif op == "call":
             reply = _call(sessions, req, max_output, cpu_budget)
-        elif op == "close":
-            sessions.pop(req["sid"], None)
-            reply = {"ok": True, "kind": "text", "value": "", "structured": None}
         else:
             reply = {"ok": False, "error_kind": "crash", "message": f"unknown op {op!r}"}
         try:

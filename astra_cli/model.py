@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 from typing import Annotated
@@ -47,7 +48,9 @@ def serve(
                 err=True,
             )
             typer.echo(served.base_url)
-            await anyio.sleep_forever()
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                async for _ in signals:
+                    return
 
     try:
         anyio.run(main)

@@ -70,6 +70,7 @@ def test_chunks_assemble_to_the_pinned_gguf(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_embedded_cache_is_a_complete_hf_directory():
     model_dir = embedded_model_dir()
     assert embedded_model_dir() == model_dir
@@ -81,6 +82,7 @@ def test_embedded_cache_is_a_complete_hf_directory():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_prompt_renders_tools_with_the_chat_template(local_model):
     prompt = local_model.render([ChatMessage(role="user", content=QUESTION)], [FORECAST_TOOL])
     assert '"name": "get_forecast"' in prompt and "<tool_call>" in prompt
@@ -89,20 +91,23 @@ def test_prompt_renders_tools_with_the_chat_template(local_model):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 @pytest.mark.anyio
 async def test_embedded_model_calls_a_real_example_environment(local_model, helpers):
     env_dir = helpers.EXAMPLE_ENVS / "weather_forecast"
     async with Toolbox(env_dir) as toolbox:
-        agent = Agent(local_model, toolbox, max_turns=2, settings=SamplingSettings(max_tokens=64))
+        # One turn: the model's call is executed, then the episode stops (keeps the test short).
+        agent = Agent(local_model, toolbox, max_turns=1, settings=SamplingSettings(max_tokens=64))
         trajectory = await agent.run("I'm in Oslo on 14 June 2025. What weather should I expect that day?")
     first = trajectory.tool_calls[0]
-    assert first.name == "get_forecast"
-    assert first.arguments["city"].lower() == "oslo" and first.arguments["date"] == "2025-06-14"
+    assert first.call.name == "get_forecast" and trajectory.stop_reason == "max_turns"
+    assert first.call.arguments["city"].lower() == "oslo" and first.call.arguments["date"] == "2025-06-14"
     assert first.result.ok and "light rain" in first.result.text
     assert trajectory.model == EMBEDDED_MODEL_NAME and trajectory.usage.completion_tokens > 0
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 @pytest.mark.anyio
 async def test_concurrent_calls_are_generated_in_one_batch(local_model):
     messages = [ChatMessage(role="user", content=QUESTION)]
@@ -112,7 +117,7 @@ async def test_concurrent_calls_are_generated_in_one_batch(local_model):
     async def one() -> None:
         responses.append(await local_model.complete(messages, [FORECAST_TOOL], settings=SHORT))
 
-    with anyio.fail_after(240):
+    with anyio.fail_after(900):
         async with anyio.create_task_group() as tg:
             for _ in range(3):
                 tg.start_soon(one)
@@ -123,6 +128,7 @@ async def test_concurrent_calls_are_generated_in_one_batch(local_model):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 @pytest.mark.anyio
 async def test_a_cancelled_caller_does_not_stall_the_others(local_model):
     messages = [ChatMessage(role="user", content=QUESTION)]
@@ -133,7 +139,7 @@ async def test_a_cancelled_caller_does_not_stall_the_others(local_model):
         done.append(tag)
         assert response.finish_reason == "length" and response.usage.completion_tokens == 8
 
-    with anyio.fail_after(240):
+    with anyio.fail_after(900):
         async with anyio.create_task_group() as tg:
             tg.start_soon(one, "first")
             await anyio.sleep(0)

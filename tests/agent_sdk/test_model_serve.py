@@ -74,6 +74,7 @@ def test_find_vllm_python_rejects_an_interpreter_without_vllm(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 async def test_fallback_app_returns_structured_tool_calls(local_model):
     transport = httpx.ASGITransport(app=chat_app(local_model))
     async with httpx.AsyncClient(transport=transport, base_url="http://model", timeout=300) as client:
@@ -88,6 +89,7 @@ async def test_fallback_app_returns_structured_tool_calls(local_model):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 async def test_serve_model_falls_back_to_the_local_backend():
     async with serve_model("embedded", backend="local", startup_timeout_s=300) as served:
         assert served.backend == "local" and served.model_name == EMBEDDED_MODEL_NAME
@@ -102,6 +104,7 @@ async def test_serve_model_falls_back_to_the_local_backend():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 async def test_serve_model_with_vllm_returns_structured_tool_calls():
     if find_vllm_python() is None:
         pytest.skip(f"vLLM is not installed (no {DEFAULT_VLLM_PYTHON}; run scripts/install_vllm.sh)")

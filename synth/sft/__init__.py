@@ -16,7 +16,7 @@ from synth.sft._docs import DroppedServer, ServerDoc, ServerSource, ToolDoc, Too
 from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
 from synth.sft._ingest import IngestResult, ingest, ingest_envs, ingest_file, ingest_mcp
 from synth.sft._judge import DIMENSIONS, JudgeVerdict, judge_trajectory
-from synth.sft._pipeline import STAGES, SftConfig, SftPipeline
+from synth.sft._pipeline import STAGES, SftConfig, SftPipeline, TokenBudgets
 from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, rollout
 from synth.sft._tasks import SynthTask, TaskScores, TaskThresholds
 from synth.sft._verify import CoherenceVerdict, DependencyVerdict, check_dependencies, vote_coherence
@@ -40,6 +40,7 @@ __all__ = [
     "TaskThresholds",
     "ToolDoc",
     "ToolGraph",
+    "TokenBudgets",
     "ToolIssue",
     "TrajectoryRecord",
     "WalkConfig",

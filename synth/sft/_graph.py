@@ -143,6 +143,7 @@ async def propose_graph(
     *,
     rounds: int = 2,
     per_round: int = 5,
+    max_tokens: int = 800,
 ) -> tuple[ToolGraph, list[StructuredResult[ChainProposals]]]:
     """Ask the model `rounds` times for task/chain proposals and count them into a graph.
 
@@ -167,7 +168,7 @@ async def propose_graph(
             [ChatMessage(role="user", content=prompt)],
             ChainProposals,
             check=check,
-            settings=SamplingSettings(temperature=0.8, max_tokens=800),
+            settings=SamplingSettings(temperature=0.8, max_tokens=max_tokens),
         )
         results.append(result)
         if result.value is not None:

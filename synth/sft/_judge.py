@@ -122,7 +122,7 @@ Also give a short reason."""
 
 
 async def judge_trajectory(
-    model: object, messages: list[dict[str, Any]], *, error_call_ids: set[str] | None = None
+    model: object, messages: list[dict[str, Any]], *, error_call_ids: set[str] | None = None, max_tokens: int = 800
 ) -> JudgeVerdict:
     """Judge one trajectory (OpenAI-format messages); never raises for judge failures.
 
@@ -130,6 +130,7 @@ async def judge_trajectory(
         model: the judge `ChatModel`.
         messages: the conversation, with `tool_calls` and `tool` messages.
         error_call_ids: ids of tool calls whose results were errors (tool_call_success = 0).
+        max_tokens: the judge's reply budget.
     """
     steps = tool_steps(messages)
     n = len(steps)
@@ -163,7 +164,7 @@ async def judge_trajectory(
         [ChatMessage(role="user", content=prompt)],
         _JudgeReply,
         check=check,
-        settings=SamplingSettings(temperature=0.0, max_tokens=800),
+        settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
     )
     reply = result.value
     if reply is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from synth.core import LLMCache, LLMCounts, MeteredModel, Stage, map_ordered, record_id, rejections_store
+from synth.core import JsonlStore, LLMCache, LLMCounts, MeteredModel, Stage, map_ordered, record_id, rejections_store
 from synth.sft._docs import ServerDoc
 from synth.sft._export import export_sft
 from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
@@ -52,6 +52,16 @@ _FILES = {
 }
 
 
+class TokenBudgets(BaseModel):
+    """Reply budgets (max_tokens) of each LLM role; small local models need them tight."""
+
+    propose: int = Field(default=800, ge=16)
+    vote: int = Field(default=400, ge=16)
+    task: int = Field(default=700, ge=16, description="Task writing and augmentation.")
+    score: int = Field(default=300, ge=16)
+    judge: int = Field(default=800, ge=16)
+
+
 class SftConfig(BaseModel):
     """Every knob of the SFT pipeline, with ASTRA-like defaults sized for a small run."""
 
@@ -70,6 +80,7 @@ class SftConfig(BaseModel):
     max_rollouts_per_server: int | None = Field(default=None, ge=1, description="Cap on kept tasks rolled out per server.")
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     judge_threshold: float = Field(default=0.6, ge=0.0, le=1.0, description="Minimum judge score exported.")
+    budgets: TokenBudgets = Field(default_factory=TokenBudgets)
     concurrency: int = Field(default=8, ge=1, description="Records processed concurrently (and LLM requests in flight).")
     seed: int = Field(default=0, description="Seed of chain sampling and persona choice.")
 
@@ -177,7 +188,8 @@ class SftPipeline:
 
         async def one(server: ServerDoc) -> None:
             graph, results = await propose_graph(
-                self.model, server, rounds=self.config.graph_rounds, per_round=self.config.proposals_per_round
+                self.model, server, rounds=self.config.graph_rounds, per_round=self.config.proposals_per_round,
+                max_tokens=self.config.budgets.propose,
             )
             failed = [f"{r.reason_code}: {r.detail[:200]}" for r in results if not r.ok]
             if graph.edge_count == 0:
@@ -211,7 +223,7 @@ class SftPipeline:
             if not deps.ok:
                 stage.reject(chain_id, "dependency_unmet", f"{' -> '.join(chain)}: nothing provides {', '.join(deps.missing)}")
                 return
-            vote = await vote_coherence(self.model, server, chain, voters=self.config.votes)
+            vote = await vote_coherence(self.model, server, chain, voters=self.config.votes, max_tokens=self.config.budgets.vote)
             if not vote.ok and any(": model_error:" in r for r in vote.reasons):
                 self._reject(stage, chain_id, "model_error")
                 return
@@ -244,14 +256,14 @@ class SftPipeline:
                 server = servers[item["server_id"]]
                 if not self._unit_done(unit_id):
                     tasks, result = await chain_tasks(
-                        self.model, server, item["chain"], item["vote"]["tasks"], n=cfg.tasks_per_chain
+                        self.model, server, item["chain"], item["vote"]["tasks"], n=cfg.tasks_per_chain, max_tokens=cfg.budgets.task
                     )
                     self._keep(stage, unit_id, tasks, result)
             else:
                 server = item
                 unit_id = f"gen:{server.id}"
                 if not self._unit_done(unit_id):
-                    tasks, result = await server_tasks(self.model, server, n=cfg.server_tasks, k=cfg.server_task_k)
+                    tasks, result = await server_tasks(self.model, server, n=cfg.server_tasks, k=cfg.server_task_k, max_tokens=cfg.budgets.task)
                     self._keep(stage, unit_id, tasks, result)
             bases = [SynthTask.model_validate(r) for r in stage.out.records() if r.get("unit") == unit_id]
             for base in bases:
@@ -262,7 +274,7 @@ class SftPipeline:
                     persona = pick_persona(personas, base.id, cfg.seed) if mode == "persona" else None
                     if mode == "persona" and persona is None:
                         continue
-                    task, result = await augment(self.model, base, mode, persona=persona)
+                    task, result = await augment(self.model, base, mode, persona=persona, max_tokens=cfg.budgets.task)
                     self._keep(stage, aug_id, [task] if task else [], result)
 
         await self._map(units, one, "tasks")
@@ -281,7 +293,7 @@ class SftPipeline:
         todo = [SynthTask.model_validate(r) for r in self.stages["tasks"].out.records() if not stage.done(r["id"])]
 
         async def one(task: SynthTask) -> None:
-            result = await score_task(self.model, servers[task.server_id], task)
+            result = await score_task(self.model, servers[task.server_id], task, max_tokens=self.config.budgets.score)
             if result.value is None:
                 reason = "model_error" if result.reason_code == "model_error" else "score_failed"
                 self._reject(stage, task.id, reason, f"{result.reason_code}: {result.detail}")
@@ -346,7 +358,7 @@ class SftPipeline:
 
         async def one(record: TrajectoryRecord) -> None:
             verdict = await judge_trajectory(
-                self.judge_model, record.openai_messages(), error_call_ids=set(record.error_call_ids)
+                self.judge_model, record.openai_messages(), error_call_ids=set(record.error_call_ids), max_tokens=self.config.budgets.judge
             )
             verdicts.append({"id": record.id, **verdict.model_dump()})
             if not verdict.judged:
@@ -356,10 +368,8 @@ class SftPipeline:
 
         await self._map(todo, one, "judge")
 
-    def verdict_store(self) -> Any:
+    def verdict_store(self) -> JsonlStore:
         """Every judge verdict, judged or not (`judge_verdicts.jsonl`), for per-dimension exclusion rates."""
-        from synth.core import JsonlStore
-
         return JsonlStore(self.out / "judge_verdicts.jsonl")
 
     async def stage_export(self) -> None:

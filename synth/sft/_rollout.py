@@ -37,7 +37,8 @@ class RolloutConfig(BaseModel):
     max_turns: int = Field(default=8, ge=1, description="Model requests per episode.")
     tool_timeout_s: float = Field(default=30.0, gt=0)
     temperature: float = 0.7
-    max_tokens: int = Field(default=768, ge=16)
+    max_tokens: int = Field(default=768, ge=16, description="Agent reply budget per turn.")
+    emulator_max_tokens: int = Field(default=600, ge=16, description="Emulated tool response budget.")
     emulator: EmulatorConfig = Field(default_factory=EmulatorConfig)
     system_prompt: str = (
         "You are a helpful assistant with tools. Call tools to look up what you need, check each "
@@ -114,7 +115,7 @@ class RolloutServers:
             description=server.description,
             config=self._config.emulator,
             message_factory=ChatMessage,
-            settings=SamplingSettings(temperature=0.3, max_tokens=600),
+            settings=SamplingSettings(temperature=0.3, max_tokens=self._config.emulator_max_tokens),
         )
         self.emulators[server.id] = emulator
         return emulator.server, "emulator"

@@ -146,14 +146,14 @@ Tools it is meant to need: {target}
 Score 1-5 each: question_quality (clear, specific, self-contained, answerable), scenario_realism (a real person would ask it), tool_necessity (it cannot be answered without calling those tools). Be strict."""
 
 
-def _settings(temperature: float = 0.8) -> SamplingSettings:
+def _settings(max_tokens: int, temperature: float = 0.8) -> SamplingSettings:
     # No per-request seed: vLLM's CPU backend kills its engine on seeded requests
     # ("CPU Generator does not use offset"); the response cache already makes re-runs repeat.
-    return SamplingSettings(temperature=temperature, max_tokens=700)
+    return SamplingSettings(temperature=temperature, max_tokens=max_tokens)
 
 
 async def chain_tasks(
-    model: object, server: ServerDoc, chain: list[str], sketches: list[str], *, n: int = 2
+    model: object, server: ServerDoc, chain: list[str], sketches: list[str], *, n: int = 2, max_tokens: int = 700
 ) -> tuple[list[SynthTask], StructuredResult[_Questions]]:
     """Tasks that need exactly `chain` (language checked on every question)."""
     prompt = _CHAIN.format(
@@ -169,7 +169,7 @@ async def chain_tasks(
     def check(value: _Questions) -> str | None:
         return next((p for q in value.questions if (p := language_problem(q, server.language))), None)
 
-    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _Questions, check=check, settings=_settings())
+    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _Questions, check=check, settings=_settings(max_tokens))
     tasks = []
     for q in (result.value.questions if result.value else [])[:n]:
         tasks.append(
@@ -187,7 +187,7 @@ async def chain_tasks(
 
 
 async def server_tasks(
-    model: object, server: ServerDoc, *, n: int = 2, k: int = 2
+    model: object, server: ServerDoc, *, n: int = 2, k: int = 2, max_tokens: int = 700
 ) -> tuple[list[SynthTask], StructuredResult[_ServerTasks]]:
     """Tasks that need at least `k` of the server's tools."""
     names = {t.name for t in server.tools}
@@ -211,7 +211,7 @@ async def server_tasks(
                 return problem
         return None
 
-    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=check, settings=_settings())
+    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=check, settings=_settings(max_tokens))
     tasks = [
         SynthTask(
             id=record_id([server.id, t.question], "task-"),
@@ -227,7 +227,7 @@ async def server_tasks(
 
 
 async def augment(
-    model: object, base: SynthTask, mode: Augmentation, *, persona: str | None = None
+    model: object, base: SynthTask, mode: Augmentation, *, persona: str | None = None, max_tokens: int = 700
 ) -> tuple[SynthTask | None, StructuredResult[_Rewrite]]:
     """Rewrite `base` by `mode`; None (with the failed result) when the model fails or switches language."""
     instruction = _AUGMENT[mode].format(persona=persona or "")
@@ -241,7 +241,7 @@ async def augment(
         [ChatMessage(role="user", content=prompt)],
         _Rewrite,
         check=lambda v: language_problem(v.question, base.language),
-        settings=_settings(),
+        settings=_settings(max_tokens),
     )
     if result.value is None:
         return None, result
@@ -264,9 +264,9 @@ def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
     return random.Random(f"{seed}:{task_id}").choice(personas)
 
 
-async def score_task(model: object, server: ServerDoc, task: SynthTask) -> StructuredResult[TaskScores]:
+async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_tokens: int = 300) -> StructuredResult[TaskScores]:
     """Score `task`; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
     prompt = _SCORE.format(name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools))
     return await ask_structured(
-        model, [ChatMessage(role="user", content=prompt)], TaskScores, settings=_settings(temperature=0.0)
+        model, [ChatMessage(role="user", content=prompt)], TaskScores, settings=_settings(max_tokens, temperature=0.0)
     )

@@ -143,7 +143,7 @@ Proposed tool chain (called in this order): {chain}
 Would a real user have ONE task that needs exactly these tools in this order, with later calls using what earlier calls returned? Answer strictly: "coherent": false if any step is unnecessary, the order is unnatural, or the steps do not connect."""
 
 
-async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str], *, voters: int = 3) -> CoherenceVerdict:
+async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str], *, voters: int = 3, max_tokens: int = 400) -> CoherenceVerdict:
     """Ask `voters` independent judgements; accept on a strict majority of valid 'coherent' votes."""
     prompt = _VOTE.format(name=server.name, description=server.description, tools=tool_lines(server), chain=" -> ".join(chain))
     yes = no = invalid = 0
@@ -154,7 +154,7 @@ async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str],
             model,
             [ChatMessage(role="user", content=f"{prompt}\nYou are reviewer {v + 1} of {voters}; judge independently.")],
             ChainVote,
-            settings=SamplingSettings(temperature=0.7, max_tokens=400),
+            settings=SamplingSettings(temperature=0.7, max_tokens=max_tokens),
         )
         if result.value is None:
             invalid += 1

@@ -9,7 +9,7 @@ def test_public_names() -> None:
     assert set(synth.sft.__all__) == {
         "DIMENSIONS", "STAGES", "CoherenceVerdict", "DependencyVerdict", "DroppedServer", "IngestResult", "JudgeVerdict",
         "RolloutConfig", "RolloutServers", "ServerDoc", "ServerSource", "SftConfig", "SftPipeline", "SynthTask", "TaskScores",
-        "TaskThresholds", "ToolDoc", "ToolGraph", "ToolIssue", "TrajectoryRecord", "WalkConfig", "check_dependencies", "ingest",
+        "TaskThresholds", "TokenBudgets", "ToolDoc", "ToolGraph", "ToolIssue", "TrajectoryRecord", "WalkConfig", "check_dependencies", "ingest",
         "ingest_envs", "ingest_file", "ingest_mcp", "judge_trajectory", "propose_graph", "rollout", "sample_chains",
         "to_openai_parameters", "vote_coherence",
     }

@@ -11,11 +11,11 @@ import typer
 from astra_cli._apps import env_app
 
 
-def _model(base_url: str | None, model: str | None, api_key: str | None, concurrency: int):  # type: ignore[no-untyped-def]
+def _model(base_url: str | None, model: str | None, api_key: str | None, concurrency: int, timeout_s: float = 600.0):  # type: ignore[no-untyped-def]
     from agent_sdk import OpenAIChatModel, UserError
 
     try:
-        return OpenAIChatModel(model, base_url=base_url, api_key=api_key, max_concurrency=concurrency)
+        return OpenAIChatModel(model, base_url=base_url, api_key=api_key, max_concurrency=concurrency, timeout_s=timeout_s)
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -70,7 +70,7 @@ def synth(
     if unsafe:
         fields["unsafe_no_sandbox"] = True
     cfg = SynthConfig.model_validate(fields)
-    llm = _model(base_url, model, api_key, cfg.max_llm_concurrency)
+    llm = _model(base_url, model, api_key, cfg.max_llm_concurrency, cfg.llm_timeout_s)
     for path in inputs or []:
         if not path.is_file():
             raise typer.BadParameter(f"{path}: no such file", param_hint="--input")

@@ -43,12 +43,14 @@ class SynthConfig(BaseModel):
     merge: bool = Field(default=True, description="Merge tools of sub-questions that share an intent.")
     thresholds: Thresholds = Field(default_factory=Thresholds)
     sampling: SamplingSettings = Field(
-        default_factory=lambda: SamplingSettings(temperature=0.0, max_tokens=1536),
+        default_factory=lambda: SamplingSettings(temperature=0.0, max_tokens=1024),
         description="Sampling settings of every request (temperature 0 keeps re-runs reproducible).",
     )
     max_llm_concurrency: int = Field(default=8, ge=1, description="LLM requests in flight.")
     samples_in_flight: int = Field(default=16, ge=1, description="Samples processed concurrently.")
-    llm_timeout_s: float = Field(default=600.0, gt=0, description="Per-request timeout.")
+    llm_timeout_s: float = Field(
+        default=900.0, gt=0, description="Per-request timeout (a busy CPU server batching many requests is slow per request)."
+    )
     leak_threshold: float = Field(default=0.9, gt=0, le=1, description="Cosine similarity at or above which a main question is a benchmark leak.")
     leak_audit: bool = Field(default=True, description="Run the benchmark leak audit (needs sentence-transformers).")
     benchmark_files: list[Path] | None = Field(

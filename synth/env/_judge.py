@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from synth.core import ask_structured, format_validation_error, record_id
 from synth.env import prompts
+from synth.env._code import normalize_answer
 from synth.env.config import SynthConfig
 from synth.env.records import CheckName, Decomposition, Failure, Judgement, Necessity, Sample, Scenario, Seed, SubQuestion
 
@@ -67,7 +68,16 @@ def make_seed(data: dict[str, Any], ref: str, config: SynthConfig) -> Seed:
     )
 
 
+_EXAMPLE_TEXTS = {
+    normalize_answer(t)
+    for t in [prompts.EXAMPLE_TRACE["main_question"], *(q["question"] for q in prompts.EXAMPLE_TRACE["sub_questions"])]
+}
+
+
 def _trace_problem(d: Decomposition, seed: Seed) -> str | None:
+    texts = [d.main_question, *(q.question for q in d.sub_questions)]
+    if any(normalize_answer(t) in _EXAMPLE_TEXTS for t in texts):
+        return f"you copied the format example; write your own question about {seed.domain!r} and its own sub-questions"
     ids = [q.id for q in d.sub_questions]
     if len(set(ids)) != len(ids):
         return f"sub-question ids must be unique, got {ids}"

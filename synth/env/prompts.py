@@ -29,17 +29,16 @@ def _messages(user: str) -> list[ChatMessage]:
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
 
 
-_TRACE_EXAMPLE = json.dumps(
-    {
-        "main_question": "What is the current temperature in the city where the Louvre is located?",
-        "final_answer": "18°C",
-        "sub_questions": [
-            {"id": "q1", "question": "In which city is the Louvre located?", "answer": "Paris", "depends_on": []},
-            {"id": "q2", "question": "What is the current temperature in Paris?", "answer": "18°C", "depends_on": ["q1"]},
-        ],
-    },
-    ensure_ascii=False,
-)
+EXAMPLE_TRACE: dict[str, Any] = {
+    "main_question": "How many seats does the aircraft that operates flight LH400 have?",
+    "final_answer": "364",
+    "sub_questions": [
+        {"id": "q1", "question": "Which aircraft type operates flight LH400?", "answer": "Boeing 747-8", "depends_on": []},
+        {"id": "q2", "question": "How many seats does a Boeing 747-8 have?", "answer": "364", "depends_on": ["q1"]},
+    ],
+}
+"""The format example of the decompose prompt (small models tend to copy it; the stage rejects copies)."""
+_TRACE_EXAMPLE = json.dumps(EXAMPLE_TRACE, ensure_ascii=False)
 
 
 def decompose(seed: Seed) -> list[ChatMessage]:

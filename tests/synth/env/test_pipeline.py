@@ -210,3 +210,14 @@ async def test_a_dead_endpoint_rejects_then_the_rerun_retries(tmp_path, sandbox)
     assert (rej["stage"], rej["reason"]) == ("decompose", "model_error")
     result, _ = await run(tmp_path, Script(), sandbox)
     assert len(result.envs) == 1 and rejected(tmp_path / "out") == []
+
+
+@pytest.mark.anyio
+async def test_a_decomposition_copying_the_prompt_example_is_rejected(tmp_path, sandbox):
+    from synth.env.prompts import EXAMPLE_TRACE
+
+    result, model = await run(tmp_path, Script(decompose=[json.dumps(EXAMPLE_TRACE)]), sandbox, retries=1)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("decompose", "invalid_output") and "copied the format example" in rej["detail"]
+    assert len(model.requests) == 2

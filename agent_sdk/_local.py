@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, embedded_model_dir
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, embedded_model_dir, restore_control_tokens
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
 from agent_sdk._tool_parsing import parse_tool_calls
 from agent_sdk.exceptions import ModelError, UserError
@@ -97,6 +97,7 @@ class LocalChatModel:
         if extra:
             # A GGUF load leaves a quantizer attached to weights it already dequantized.
             self._model.hf_quantizer = None
+            restore_control_tokens(self.tokenizer)
         self._model.to(self.device).eval()
         logger.info("loaded %s on %s in %.1fs", path, self.device, time.perf_counter() - started)
         self.tokenizer.padding_side = "left"

@@ -19,13 +19,17 @@ import anyio
 from agent_sdk import ChatMessage, ChatModel, OpenAIChatModel, SamplingSettings
 from agent_sdk._serve import VllmOptions, find_vllm_python, serve_model
 
-TOPICS = ["a lighthouse", "a lost key", "a train station", "an old map", "a bakery", "a storm", "a violin", "a garden"]
+TOPICS = [
+    "a lighthouse", "a lost key", "a train station", "an old map", "a bakery", "a storm", "a violin", "a garden",
+    "a mountain hut", "a city library", "a fishing boat", "a night market", "a desert road", "a clock tower",
+    "a snowy forest", "a bicycle repair shop",
+]  # fmt: skip
 
 
 def prompts(n: int) -> list[list[ChatMessage]]:
-    """`n` distinct short prompts that make the model write at length."""
+    """`n` short prompts that make the model write at length (distinct up to 16)."""
     return [
-        [ChatMessage(role="user", content=f"Write a short paragraph about {TOPICS[i % len(TOPICS)]} (variant {i}).")]
+        [ChatMessage(role="user", content=f"Describe {TOPICS[i % len(TOPICS)]} in one long paragraph.")]
         for i in range(n)
     ]
 
@@ -37,7 +41,8 @@ async def throughput(model: ChatModel, n: int, max_tokens: int) -> tuple[float, 
 
     async def one(messages: list[ChatMessage]) -> None:
         nonlocal tokens
-        tokens += (await model.complete(messages, None, settings=settings)).usage.completion_tokens
+        response = await model.complete(messages, None, settings=settings)
+        tokens += response.usage.completion_tokens
 
     started = time.perf_counter()
     async with anyio.create_task_group() as tg:

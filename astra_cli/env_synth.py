@@ -79,9 +79,11 @@ def synth(
         async with llm:
             return await synthesize_envs(llm, out, inputs=inputs or [], config=cfg, stages=stage, limit=limit)
 
+    from synth.env._leak import LeakAuditUnavailable
+
     try:
         result = anyio.run(main)
-    except ValueError as exc:
+    except (ValueError, LeakAuditUnavailable) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     stats = result.stats

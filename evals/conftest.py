@@ -64,8 +64,6 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="session")
-def summary(eval_config: EvalConfig):
-    collected = Summary(model=eval_config.model_name or eval_config.model_url or "(no model)")
-    yield collected
-    if collected.rows:
-        collected.write(eval_config.out_dir)
+def summary(eval_config: EvalConfig) -> Summary:
+    """Rows of this run; each model test rewrites summary.md/json after adding its row."""
+    return Summary(model=eval_config.model_name or eval_config.model_url or "(no model)")

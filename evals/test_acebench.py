@@ -93,4 +93,5 @@ async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary
     row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(v.ok) for *_, v in results],
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.rows.append(row)
+    summary.write(eval_config.out_dir)
     assert row.n == len(episodes)

@@ -107,4 +107,5 @@ async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Su
                                    [float(v["valid"]) for *_, v in results], trials=eval_config.trials,
                                    extra={"model_errors": float(sum(bool(o.errors) for _, _, o, _ in results))})
     summary.rows.append(row)
+    summary.write(eval_config.out_dir)
     assert row.n == len(episodes)

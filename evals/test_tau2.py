@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 from harness import BenchmarkRow, EvalConfig, Summary
 from harness._parallel import gather_bounded
-from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold
+from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold, write_results
 
 CI_SAMPLE = 10
 SEED = 0
@@ -87,13 +86,26 @@ async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Sum
         return trial, await play_task(domain, task, agent, None if solo else user, solo_mode=solo)
 
     results = await gather_bounded(episodes, run)
-    out = eval_config.out_dir / "tau2"
-    out.mkdir(parents=True, exist_ok=True)
-    simulations = [{**o.simulation(), "trial": k} for k, o in results]
-    (out / f"{variant}_simulations.json").write_text(json.dumps({"domain": domain, "solo_mode": solo,
-                                                                 "simulations": simulations}, indent=1))
+    simulations = [{**o.simulation, "trial": k} for k, o in results]
+    write_results(eval_config.out_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
+                  agent=agent.name, user=None if solo else user.name, trials=eval_config.trials, solo_mode=solo,
+                  max_exchanges=30)
     errored = sum(o.termination in {"agent_error", "user_error"} for _, o in results)
     row = BenchmarkRow.from_scores("tau2-bench", variant, summary.model, [o.reward for _, o in results],
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.rows.append(row)
+    summary.write(eval_config.out_dir)
     assert row.n == len(episodes)
+
+
+@pytest.mark.anyio
+async def test_results_file_loads_in_tau2(tmp_path) -> None:
+    from tau2.data_model.simulation import Results
+
+    tasks = load_tasks("retail")[:2]
+    outcomes = [await replay_gold("retail", t) for t in tasks]
+    path = write_results(tmp_path / "retail.json", "retail", tasks, [o.simulation for o in outcomes],
+                         agent="gold-replay", user=None, trials=1, solo_mode=False, max_exchanges=30)
+    loaded = Results.load(path)
+    assert [s.task_id for s in loaded.simulations] == [t.id for t in tasks]
+    assert all(s.reward_info.reward == 1.0 for s in loaded.simulations)

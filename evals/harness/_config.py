@@ -63,4 +63,4 @@ class EvalConfig(BaseModel):
             return LocalChatModel(name=name) if name else LocalChatModel()
         from agent_sdk import OpenAIChatModel
 
-        return OpenAIChatModel(name, base_url=url, timeout_s=600.0)
+        return OpenAIChatModel(name, base_url=url, timeout_s=300.0)

@@ -30,11 +30,8 @@ class TaskOutcome:
     termination: str
     messages: list[Any] = field(default_factory=list)
     reward_info: dict[str, Any] = field(default_factory=dict)
+    simulation: dict[str, Any] = field(default_factory=dict, metadata={"doc": "tau2 `SimulationRun` (native record)."})
     wall_s: float = 0.0
-
-    def simulation(self) -> dict[str, Any]:
-        """The episode as a tau2 `SimulationRun` dict (tau2's native result record)."""
-        return self.reward_info.get("_simulation", {})
 
 
 def load_tasks(domain: str) -> list[Any]:
@@ -61,10 +58,9 @@ def _evaluate(domain: str, task: Any, messages: list[Any], termination: str, sol
     )
     info = evaluate_simulation(simulation, task, EvaluationType.ALL, solo_mode, domain)
     simulation.reward_info = info
-    dumped = info.model_dump(mode="json")
-    dumped["_simulation"] = simulation.model_dump(mode="json")
     return TaskOutcome(task_id=task.id, reward=info.reward, termination=termination, messages=messages,
-                       reward_info=dumped, wall_s=time.perf_counter() - started)
+                       reward_info=info.model_dump(mode="json"), simulation=simulation.model_dump(mode="json"),
+                       wall_s=time.perf_counter() - started)
 
 
 def _tool_messages(requestor: Literal["user", "assistant"], content: str | None, calls: list[tuple[Any, Any]]) -> list[Any]:
@@ -92,7 +88,6 @@ async def replay_gold(domain: str, task: Any, *, solo_mode: bool = False) -> Tas
     The replayed assistant ends with one message holding the task's `communicate_info`.
     """
     from tau2.data_model.message import AssistantMessage
-    from tau2.data_model.message import ToolCall as Tau2ToolCall  # noqa: F401 — imported for message models
 
     from agent_sdk import ToolCall
 

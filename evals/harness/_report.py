@@ -88,9 +88,18 @@ class Summary(BaseModel):
         return "\n".join(lines) + "\n"
 
     def write(self, directory: Path) -> tuple[Path, Path]:
-        """Write `summary.json` and `summary.md` into `directory`."""
+        """Write `summary.json` and `summary.md` into `directory`.
+
+        Rows already there for the same model and other categories are kept, so several
+        runs into one directory (one benchmark at a time) add up to one summary.
+        """
         directory.mkdir(parents=True, exist_ok=True)
         js, md = directory / "summary.json", directory / "summary.md"
+        if js.exists():
+            previous = Summary.model_validate_json(js.read_text(encoding="utf-8"))
+            if previous.model == self.model:
+                mine = {(r.benchmark, r.category) for r in self.rows}
+                self.rows[:0] = [r for r in previous.rows if (r.benchmark, r.category) not in mine]
         js.write_text(json.dumps(self.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
         md.write_text(self.markdown(), encoding="utf-8")
         return js, md

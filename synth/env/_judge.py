@@ -94,6 +94,20 @@ def _trace_problem(d: Decomposition, seed: Seed) -> str | None:
         depths(d.sub_questions)
     except ValueError as exc:
         return str(exc)
+    seen: dict[str, str] = {}
+    for q in d.sub_questions:
+        key = normalize_answer(q.question)
+        if key in seen:
+            return f"sub-questions {seen[key]} and {q.id} ask the same thing; each sub-question must ask for a different fact"
+        seen[key] = q.id
+    answers = {q.id: q.answer for q in d.sub_questions}
+    for q in d.sub_questions:
+        for dep in q.depends_on:
+            if normalize_answer(answers[dep]) not in normalize_answer(q.question):
+                return (
+                    f"sub-question {q.id} depends on {dep} but does not use its answer {answers[dep]!r} in its text; "
+                    "write the dependency's answer into the sub-question, or remove the dependency"
+                )
     return None
 
 

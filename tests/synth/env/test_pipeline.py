@@ -221,3 +221,19 @@ async def test_a_decomposition_copying_the_prompt_example_is_rejected(tmp_path, 
     (rej,) = rejected(tmp_path / "out")
     assert (rej["stage"], rej["reason"]) == ("decompose", "invalid_output") and "copied the format example" in rej["detail"]
     assert len(model.requests) == 2
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("q2", "message"),
+    [
+        ("In which city is the Eiffel Tower located?", "ask the same thing"),
+        ("What is the current temperature there?", "does not use its answer 'Paris'"),
+    ],
+)
+async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandbox, q2, message):
+    bad = json.loads(Script().decompose[0])
+    bad["sub_questions"][1]["question"] = q2
+    result, model = await run(tmp_path, Script(decompose=[json.dumps(bad), Script().decompose[0]]), sandbox)
+    assert len(result.envs) == 1
+    assert message in model.requests[1][-1].content

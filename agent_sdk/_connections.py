@@ -8,18 +8,24 @@ next call replaces the connection with a fresh one.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import re
 import shlex
+import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import httpx2
 import mcp_types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -157,7 +163,7 @@ class Connection:
             # The client's own task groups open inside this scope, so the connect deadline is
             # a scope around the whole session, lifted once the tools are listed.
             with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout_s) as scope:
-                async with Client(target, mode=_MODE, cache=None) as client:
+                async with _transport(target) as transport, Client(transport, mode=_MODE, cache=None) as client:
                     self.tools = await _list_tools(client)
                     scope.deadline = math.inf
                     started = True
@@ -175,6 +181,23 @@ class Connection:
             if self._client is not None and self._stopped is stopped:
                 self._client = None
             stopped.set()
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Loading the CA bundle costs ~30 ms; the SDK would do it for every connection, and a
+    # rollout opens one connection per episode.
+    return ssl.create_default_context()
+
+
+@asynccontextmanager
+async def _transport(target: Any) -> AsyncIterator[Any]:
+    """What `Client` should connect to: URLs get an HTTP client sharing one TLS context."""
+    if not isinstance(target, str):
+        yield target
+        return
+    async with httpx2.AsyncClient(verify=_tls_context(), timeout=httpx2.Timeout(30.0, read=300.0)) as http:
+        yield streamable_http_client(target, http_client=http)
 
 
 async def _list_tools(client: Client) -> list[types.Tool]:

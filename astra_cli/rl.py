@@ -77,6 +77,7 @@ def train(
     arena_host: str = typer.Option("127.0.0.1", help="veRL: address the arena binds."),
     override: list[str] = typer.Option([], help="veRL: extra hydra override (repeatable)."),
     dry_run: bool = typer.Option(False, help="veRL: print the trainer command and exit."),
+    torch_threads: Optional[int] = typer.Option(None, help="TRL: CPU threads for torch (1 on a busy machine)."),
 ) -> None:
     """GRPO over MCP environments: veRL (agent loop + arena) or TRL (environment mode)."""
     from rl.exceptions import RlError
@@ -89,7 +90,7 @@ def train(
                 TrlRecipe(
                     data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
                     prompts_per_step=prompts_per_step, group_size=group_size, lr=lr,
-                    max_completion_length=max_completion_length, max_turns=max_turns,
+                    max_completion_length=max_completion_length, max_turns=max_turns, torch_threads=torch_threads,
                 )
             )
             typer.echo(report.model_dump_json(indent=2))
@@ -126,6 +127,7 @@ def sft_train(
     lr: float = typer.Option(1e-5, help="Learning rate."),
     batch_size: int = typer.Option(2, help="Per-device batch size."),
     max_length: int = typer.Option(2048, help="Longer conversations are skipped."),
+    torch_threads: Optional[int] = typer.Option(None, help="CPU threads for torch."),
 ) -> None:
     """Supervised fine-tuning with TRL's SFTTrainer (loss on assistant tokens only)."""
     from rl.exceptions import RlError
@@ -134,7 +136,7 @@ def sft_train(
     try:
         report = train_sft(
             SftRecipe(data=data, output_dir=out, model=model, epochs=epochs, max_steps=max_steps, lr=lr,
-                      batch_size=batch_size, max_length=max_length)
+                      batch_size=batch_size, max_length=max_length, torch_threads=torch_threads)
         )
     except RlError as exc:
         _fail(exc)

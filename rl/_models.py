@@ -53,6 +53,23 @@ def local_tokenizer(gguf: Path | None = None) -> Any:
     return tokenizer
 
 
+def ensure_tool_template(tokenizer: Any) -> Any:
+    """Make sure TRL can parse tool calls: an unknown ChatML template becomes TRL's Qwen2.5 one.
+
+    TRL only parses responses for chat templates it knows; Qwen-family checkpoints (ChatML with
+    `<|im_start|>`) often ship a variant of the Qwen2.5 template, which renders the same way.
+    """
+    from trl.chat_template_utils import add_response_schema
+
+    try:
+        add_response_schema(tokenizer)
+    except ValueError:
+        if "<|im_start|>" not in tokenizer.get_vocab():
+            raise TrainingSetupError("the model's chat template is not one TRL can parse tool calls from") from None
+        tokenizer.chat_template = tool_chat_template()
+    return tokenizer
+
+
 def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
     """A causal LM and its tokenizer: a model directory, a `.gguf` file, or None for SmolLM2-135M.
 

@@ -42,6 +42,9 @@ class TrlRecipe(BaseModel):
     seed: int = 0
     logging_steps: int = 1
     plot: bool = True
+    torch_threads: int | None = Field(
+        default=None, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
+    )
 
 
 class TrainReport(BaseModel):
@@ -107,7 +110,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     except ImportError as exc:
         raise TrainingSetupError(f"TRL training needs the `train` extra: {exc}") from exc
     from mcp_servers import ArenaServer, LocalSandbox, serve_app
-    from rl._models import load_model
+    from rl._models import ensure_tool_template, load_model
     from rl.trl._env import environment_factories, f1_reward_func
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -121,7 +124,12 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     missing = sorted({t.env_id for t in tasks} - set(envs))
     if missing:
         raise TrainingSetupError(f"{train_file}: environments not found under {recipe.envs_dir}: {missing[:5]}")
+    if recipe.torch_threads is not None:
+        import torch
+
+        torch.set_num_threads(recipe.torch_threads)
     model, tokenizer = load_model(recipe.model)
+    ensure_tool_template(tokenizer)
     recipe.output_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = recipe.output_dir / "metrics.jsonl"
     metrics_path.write_text("")

@@ -31,6 +31,7 @@ class SftRecipe(BaseModel):
     batch_size: int = 2
     max_length: int = 2048
     save: bool = True
+    torch_threads: int | None = Field(default=None, ge=1, description="CPU threads for torch.")
 
 
 class SftReport(BaseModel):
@@ -123,6 +124,10 @@ def train_sft(recipe: SftRecipe) -> SftReport:
     if not rows:
         raise DatasetError("\n".join(problems) or f"{recipe.data}: no rows")
     started = time.monotonic()
+    if recipe.torch_threads is not None:
+        import torch
+
+        torch.set_num_threads(recipe.torch_threads)
     model, tokenizer = load_model(recipe.model)
     encoded = []
     for row in rows:

@@ -1,0 +1,25 @@
+"""The rl packages' public API."""
+
+from __future__ import annotations
+
+import rl
+import rl.trl
+import rl.verl
+
+
+def test_rl_public_api():
+    assert len(set(rl.__all__)) == len(rl.__all__)
+    assert {"AGENT_NAME", "BatchFiller", "DistractorConfig", "DistractorSampler", "Embedder", "RlTask", "ToolPool",
+            "prepare", "sample_distractors", "f1_reward", "RewardParts"} <= set(rl.__all__)
+    for name in rl.__all__:
+        assert getattr(rl, name) is not None
+
+
+def test_engine_apis_and_registration():
+    from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
+
+    assert set(rl.verl.__all__) == {"REWARD_KEYS", "McpAgentLoop", "sanitize_property", "sanitize_tool"}
+    assert _agent_loop_registry[rl.AGENT_NAME] == {"_target_": "rl.verl._agent_loop.McpAgentLoop"}
+    assert {"train_grpo", "train_sft", "environment_factories", "f1_reward_func"} <= set(rl.trl.__all__)
+    for name in rl.trl.__all__:
+        assert getattr(rl.trl, name) is not None

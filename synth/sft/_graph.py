@@ -125,7 +125,9 @@ _PROPOSE = """You design realistic tasks for an AI assistant that uses the tools
 Tools:
 {tools}
 
-Propose {n} different, realistic user tasks that need SEVERAL of these tools in sequence, where later calls use what earlier calls returned (ids, names, values). For each task give the exact tool names in call order. Use only the tool names listed above."""
+Propose {n} different, realistic user tasks that need SEVERAL of these tools in sequence, where later calls use what earlier calls returned (ids, names, values). For each task give the exact tool names in call order. Use only the tool names listed above.
+Reply with only a JSON object shaped like this example (values are illustrations):
+{{"chains": [{{"task": "Find the cheapest option and book it for Ana", "tools": ["first_tool", "second_tool"]}}]}}"""
 
 
 def tool_lines(server: ServerDoc) -> str:
@@ -175,6 +177,7 @@ async def propose_graph(
             [ChatMessage(role="user", content=prompt)],
             ChainProposals,
             check=check,
+            include_schema=False,
             settings=SamplingSettings(temperature=0.8, max_tokens=max_tokens),
         )
         results.append(result)

@@ -118,7 +118,9 @@ Score each dimension from 0 (worst) to 10 (best):
 - tool_call_planning: a list of {steps} scores, one per tool step in order: was that call the right tool with the right arguments at that point?
 - conciseness: no unnecessary calls, repetition or chatter?
 - final_answer: is the final answer relevant, complete and faithful to the tool outputs (no invented facts)?
-Also give a short reason."""
+Also give a short reason.
+Reply with only a JSON object shaped like this example (values are illustrations):
+{example}"""
 
 
 async def judge_trajectory(
@@ -158,12 +160,22 @@ async def judge_trajectory(
             return f"missing or invalid scores for {missing} (numbers 0-10; per-step lists need exactly {n} numbers)"
         return None
 
-    prompt = _PROMPT.format(steps=n, conversation=render(messages))
+    example = {
+        "query_understanding": 7,
+        "query_planning": 6,
+        "tool_response_understanding": [5] * n,
+        "tool_call_planning": [6] * n,
+        "conciseness": 8,
+        "final_answer": 4,
+        "reason": "short justification",
+    }
+    prompt = _PROMPT.format(steps=n, conversation=render(messages), example=json.dumps(example))
     result = await ask_structured(
         model,
         [ChatMessage(role="user", content=prompt)],
         _JudgeReply,
         check=check,
+        include_schema=False,
         settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
     )
     reply = result.value

@@ -125,11 +125,15 @@ Each request must need ALL of these tools, in this order: {chain}
 (later calls use what earlier calls return). Tool documentation:
 {tools}
 Ideas: {sketches}
-Include the concrete details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}."""
+Include the concrete details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}.
+Reply with only a JSON object shaped like this example (values are illustrations):
+{{"questions": ["first request", "second request"]}}"""
 
 _SERVER = """Write {n} realistic, self-contained user requests for an assistant with these tools of "{name}" ({description}):
 {tools}
-Each request must need at least {k} different tools. For each, list the tool names it needs. Include the concrete details a user would know; never mention tool names. Write in {language}."""
+Each request must need at least {k} different tools. For each, list the tool names it needs. Include the concrete details a user would know; never mention tool names. Write in {language}.
+Reply with only a JSON object shaped like this example (values are illustrations):
+{{"tasks": [{{"question": "the request", "tools": ["first_tool", "second_tool"]}}]}}"""
 
 _AUGMENT = {
     "diverse": "Rewrite the request for a different situation and context (new names, places, goals) that needs the same tools.",
@@ -143,7 +147,9 @@ _SCORE = """Score this user request for an assistant with the tools of "{name}":
 Request: {question}
 Tools it is meant to need: {target}
 
-Score 1-5 each: question_quality (clear, specific, self-contained, answerable), scenario_realism (a real person would ask it), tool_necessity (it cannot be answered without calling those tools). Be strict."""
+Score 1-5 each: question_quality (clear, specific, self-contained, answerable), scenario_realism (a real person would ask it), tool_necessity (it cannot be answered without calling those tools). Be strict.
+Reply with only a JSON object shaped like this example (values are illustrations):
+{{"question_quality": 3, "scenario_realism": 4, "tool_necessity": 2, "reason": "short justification"}}"""
 
 
 def _settings(max_tokens: int, temperature: float = 0.8) -> SamplingSettings:
@@ -170,7 +176,7 @@ async def chain_tasks(
         problems = [language_problem(q, server.language) for q in value.questions]
         return None if any(p is None for p in problems) else problems[0]
 
-    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _Questions, check=check, settings=_settings(max_tokens))
+    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _Questions, check=check, settings=_settings(max_tokens), include_schema=False)
     tasks = []
     good = [q for q in (result.value.questions if result.value else []) if q.strip() and language_problem(q, server.language) is None]
     for q in good[:n]:
@@ -215,7 +221,7 @@ async def server_tasks(
         problems = [problem(t) for t in value.tasks]
         return None if any(p is None for p in problems) else next(p for p in problems if p)
 
-    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=check, settings=_settings(max_tokens))
+    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=check, settings=_settings(max_tokens), include_schema=False)
     valid = [t for t in (result.value.tasks if result.value else []) if problem(t) is None]
     tasks = [
         SynthTask(
@@ -239,7 +245,8 @@ async def augment(
     prompt = (
         f"Original request: {base.question}\n{instruction}\n"
         f"Keep it answerable with the same tools ({', '.join(base.target_tools)}); never mention tool names. "
-        f"Write in {_LANG.get(base.language, base.language)}."
+        f"Write in {_LANG.get(base.language, base.language)}.\n"
+        'Reply with only a JSON object shaped like this example: {"question": "the rewritten request"}'
     )
     result = await ask_structured(
         model,
@@ -247,6 +254,7 @@ async def augment(
         _Rewrite,
         check=lambda v: language_problem(v.question, base.language),
         settings=_settings(max_tokens),
+        include_schema=False,
     )
     if result.value is None:
         return None, result
@@ -273,5 +281,5 @@ async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_t
     """Score `task`; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
     prompt = _SCORE.format(name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools))
     return await ask_structured(
-        model, [ChatMessage(role="user", content=prompt)], TaskScores, settings=_settings(max_tokens, temperature=0.0)
+        model, [ChatMessage(role="user", content=prompt)], TaskScores, settings=_settings(max_tokens, temperature=0.0), include_schema=False
     )

@@ -140,7 +140,10 @@ Tools:
 
 Proposed tool chain (called in this order): {chain}
 
-Would a real user have ONE task that needs exactly these tools in this order, with later calls using what earlier calls returned? Answer strictly: "coherent": false if any step is unnecessary, the order is unnatural, or the steps do not connect."""
+Would a real user have ONE task that needs exactly these tools in this order, with later calls using what earlier calls returned? Answer strictly: "coherent": false if any step is unnecessary, the order is unnatural, or the steps do not connect.
+Reply with only a JSON object shaped like this example (values are illustrations):
+{{"coherent": true, "task": "Find a flight and book it for Ana", "reason": "each step uses the previous result"}}
+("coherent" is true or false.)"""
 
 
 async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str], *, voters: int = 3, max_tokens: int = 400) -> CoherenceVerdict:
@@ -154,6 +157,7 @@ async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str],
             model,
             [ChatMessage(role="user", content=f"{prompt}\nYou are reviewer {v + 1} of {voters}; judge independently.")],
             ChainVote,
+            include_schema=False,
             settings=SamplingSettings(temperature=0.7, max_tokens=max_tokens),
         )
         if result.value is None:

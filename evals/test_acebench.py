@@ -63,7 +63,9 @@ def test_milestone_paths_are_counted_and_invalid_ones_listed(category: str, caps
     with capsys.disabled():
         print(f"\nACEBench {category}: {report.valid}/{report.milestones} milestones are valid calls; "
               f"{report.valid_paths}/{report.entries} entries have a fully valid gold path; "
-              f"{len(report.invalid)} invalid listed")
+              f"{len(report.invalid)} invalid:")
+        for bad in report.invalid:
+            print(f"  {bad.entry} path {bad.path} step {bad.index}: {bad.reason}: {bad.milestone[:100]}")
 
 
 @pytest.mark.anyio

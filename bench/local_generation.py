@@ -64,7 +64,7 @@ async def main(args: argparse.Namespace) -> None:
         from agent_sdk._local import LocalChatModel
 
         started = time.perf_counter()
-        local = LocalChatModel("embedded", max_batch_size=args.batch)
+        local = LocalChatModel("embedded", max_batch_size=args.batch, dtype=args.dtype, threads=args.threads)
         print(f"transformers: cached embedded model loaded in {time.perf_counter() - started:.1f}s", flush=True)
         await throughput(local, 1, 4)  # warm-up
         single = await throughput(local, 1, args.max_tokens)
@@ -96,6 +96,8 @@ if __name__ == "__main__":
     parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 16], help="Concurrent requests for vLLM.")
     parser.add_argument("--vllm-url", help="Use a running server instead of starting one, e.g. http://127.0.0.1:8011/v1.")
     parser.add_argument("--vllm-model", default=None, help="Model name at --vllm-url (default: its first).")
+    parser.add_argument("--dtype", default=None, help="Transformers dtype (default: bfloat16 where the CPU supports it).")
+    parser.add_argument("--threads", type=int, default=None, help="Torch threads (default: torch's choice).")
     parser.add_argument("--skip-transformers", action="store_true")
     parser.add_argument("--skip-vllm", action="store_true")
     anyio.run(main, parser.parse_args())

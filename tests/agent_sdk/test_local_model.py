@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from transformers import AutoTokenizer  # noqa: E402
+
 from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox  # noqa: E402
 from agent_sdk._embedded import (  # noqa: E402
     EMBEDDED_GGUF_SHA256,
@@ -79,6 +81,10 @@ def test_embedded_cache_is_a_complete_hf_directory():
     assert (model_dir / "model.safetensors").stat().st_size > 900_000_000
     template = (model_dir / "chat_template.jinja").read_text()
     assert "<tool_call>" in template and "tools" in template
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    # One token each, as in training (GGUF's tokenizer alone would split them into text pieces).
+    assert len(tokenizer("<tool_call>", add_special_tokens=False)["input_ids"]) == 1
+    assert len(tokenizer("</tool_call>", add_special_tokens=False)["input_ids"]) == 1
 
 
 @pytest.mark.slow

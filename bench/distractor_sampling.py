@@ -9,7 +9,7 @@ Measures, in one run:
 By default the sampling runs on synthetic clustered unit vectors (sampling cost does not
 depend on what the vectors encode); `--embed-all` embeds the whole pool for real first.
 
-    python bench/distractor_sampling.py [--pool 20000] [--envs 6596] [--embed-sample 512] [--embed-all]
+    python bench/distractor_sampling.py [--pool 20000] [--envs 6596] [--embed-sample 512] [--embed-all] [--threads N]
 """
 
 from __future__ import annotations
@@ -93,7 +93,12 @@ def main() -> None:
     parser.add_argument("--naive-queries", type=int, default=200, help="queries the naive baseline runs (extrapolated)")
     parser.add_argument("--embed-all", action="store_true", help="embed the whole pool instead of synthetic vectors")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads for embedding (default: torch's)")
     args = parser.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
 
     t0 = time.perf_counter()
     envs = synthetic_envs(args.envs, args.pool, args.seed)

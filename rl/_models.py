@@ -92,6 +92,10 @@ def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
             raise TrainingSetupError(f"{model}: model directory not found (hub names are not fetched; pass a local path)")
         tokenizer = AutoTokenizer.from_pretrained(str(path))
         lm = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype)
+        if "<|im_end|>" in tokenizer.get_vocab() and "<|im_end|>" in (tokenizer.chat_template or ""):
+            # ChatML turns end with <|im_end|>; some checkpoints name <|endoftext|> as EOS, so
+            # generation would run past the turn to the length limit.
+            tokenizer.eos_token = "<|im_end|>"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
         tokenizer.padding_side = "left"

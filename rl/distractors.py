@@ -130,6 +130,21 @@ def _stable_seed(seed: int, text: str) -> list[int]:
     return [seed, int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")]
 
 
+def _distinct_ranks(rng: np.random.Generator, counts: np.ndarray, k: int) -> np.ndarray:
+    """Per row, up to k distinct uniform ranks below its count (-1 where the count runs out)."""
+    b = len(counts)
+    chosen = np.full((b, k), -1, dtype=np.int64)
+    for j in range(k):
+        live = counts > j
+        r = np.floor(rng.random(b) * np.maximum(counts - j, 1)).astype(np.int64)
+        # shift past the ranks already taken (kept sorted), so the draw is uniform over the rest
+        taken = np.sort(np.where(chosen[:, :j] >= 0, chosen[:, :j], np.iinfo(np.int64).max), axis=1)
+        for col in range(j):
+            r += r >= taken[:, col]
+        chosen[live, j] = r[live]
+    return chosen
+
+
 class DistractorSampler:
     """Samples distractors for environments from a pool and its embeddings.
 
@@ -196,44 +211,52 @@ class DistractorSampler:
         }
 
     def _band_picks(self, queries: list[tuple[int, int]]) -> list[list[tuple[int, str]]]:
-        """For each query, the sampled (pool row, band) pairs, vectorized over blocks of queries."""
+        """For each query, the sampled (pool row, band) pairs, vectorized over blocks of queries.
+
+        Each band's members are sampled by rank: per row, K distinct ranks are drawn below the
+        band's member count, and a flat cumulative count over the block turns each rank into a
+        column with one `searchsorted`, so no per-row loop and no sort over the pool is needed.
+        """
         assert self.vectors is not None
         k = self.config.per_band
-        out: list[list[tuple[int, str]]] = []
         n = len(self.pool)
+        out: list[list[tuple[int, str]]] = []
+        names = ("high", "medium", "low")
         for start in range(0, len(queries), self.block):
             chunk = queries[start : start + self.block]
+            b = len(chunk)
             rows = np.array([r for r, _ in chunk])
             codes = np.array([c for _, c in chunk])
+            picks: list[list[tuple[int, str]]] = [[] for _ in range(b)]
+            if k == 0 or n < 2:
+                out.extend(picks)
+                continue
             sims = self.vectors[rows] @ self.vectors.T
-            b = len(chunk)
-            others = np.ones((b, n), dtype=bool)
-            others[np.arange(b), rows] = False
-            lo = np.where(others, sims, np.inf).min(axis=1, keepdims=True)
-            hi = np.where(others, sims, -np.inf).max(axis=1, keepdims=True)
+            diag = (np.arange(b), rows)
+            sims[diag] = np.inf
+            lo = sims.min(axis=1, keepdims=True)
+            sims[diag] = -np.inf
+            hi = sims.max(axis=1, keepdims=True)
             span = np.where(hi > lo, hi - lo, 1.0)
-            norm = (sims - lo) / span
-            valid = others & self._callable[None, :] & (self._domain_code[None, :] != codes[:, None])
-            bands = {
-                "high": norm > self.config.high,
-                "medium": (norm >= self.config.low) & (norm <= self.config.high),
-                "low": norm < self.config.low,
-            }
+            # band 1 = high (> high), 2 = medium, 3 = low (< low), 0 = not a candidate
+            band = np.where(sims > lo + self.config.high * span, 1, np.where(sims < lo + self.config.low * span, 3, 2))
+            band = band.astype(np.int8)
+            band[~(self._callable[None, :] & (self._domain_code[None, :] != codes[:, None]))] = 0
+            band[diag] = 0
             rng = np.random.default_rng([self.config.seed, start])
-            chunk_picks: list[list[tuple[int, str]]] = [[] for _ in range(b)]
-            if k > 0 and n > 0:
-                kk = min(k, n)
-                for band, mask in bands.items():
-                    keys = rng.random((b, n), dtype=np.float32)
-                    keys[~(valid & mask)] = np.inf
-                    best = np.argpartition(keys, kk - 1, axis=1)[:, :kk]
-                    best_keys = np.take_along_axis(keys, best, axis=1)
-                    order = np.argsort(best_keys, axis=1)
-                    best = np.take_along_axis(best, order, axis=1)
-                    ok = np.isfinite(np.take_along_axis(best_keys, order, axis=1))
-                    for i in range(b):
-                        chunk_picks[i].extend((int(j), band) for j in best[i][ok[i]])
-            out.extend(chunk_picks)
+            offsets = np.arange(b, dtype=np.int64) * n
+            for code, name in enumerate(names, start=1):
+                member = (band == code).ravel()
+                cumulative = np.cumsum(member, dtype=np.int64)
+                ends = cumulative[offsets + n - 1]
+                before = np.concatenate(([0], ends[:-1]))
+                counts = ends - before
+                for j, ranks in enumerate(_distinct_ranks(rng, counts, k).T):
+                    ok = ranks >= 0
+                    flat = np.searchsorted(cumulative, before[ok] + ranks[ok] + 1, side="left")
+                    for i, col in zip(np.nonzero(ok)[0].tolist(), (flat - offsets[ok]).tolist(), strict=True):
+                        picks[i].append((col, name))
+            out.extend(picks)
         return out
 
     def _finish(self, env: Environment, picks: Iterable[tuple[int, str]], limit: int | None = None) -> list[Distractor]:

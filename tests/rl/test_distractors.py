@@ -97,3 +97,16 @@ def test_random_and_none_modes(envs):
 def test_config_rejects_inverted_bands():
     with pytest.raises(ValueError, match="low"):
         DistractorConfig(low=0.9, high=0.5)
+
+
+def test_distinct_ranks_are_uniform_and_distinct():
+    from rl.distractors import _distinct_ranks
+
+    rng = np.random.default_rng(0)
+    counts = np.array([5] * 20000 + [1, 0])
+    ranks = _distinct_ranks(rng, counts, 2)
+    main = ranks[:20000]
+    assert (main[:, 0] != main[:, 1]).all() and main.min() == 0 and main.max() == 4
+    freq = np.bincount(main.ravel(), minlength=5) / main.size
+    assert np.allclose(freq, 0.2, atol=0.02)
+    assert ranks[20000].tolist() == [0, -1] and ranks[20001].tolist() == [-1, -1]

@@ -15,6 +15,10 @@ Unsafe = Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code
 Backend = Annotated[str | None, typer.Option("--sandbox", help="Sandbox backend: local (default) or e2b; env ASTRA_SANDBOX.")]
 
 
+_FAST_LOOP = {"use_uvloop": True}
+"""HTTP servers run on uvloop: the SDK's transport is event-loop bound."""
+
+
 def fail(message: str) -> typer.Exit:
     """Print `message` to stderr and return the exit to raise."""
     typer.secho(message, err=True, fg="red")
@@ -47,7 +51,7 @@ def serve(
         else:
             typer.echo(f"serving {env_dir} at http://{host}:{http}/mcp", err=True)
             config = SandboxConfig.from_env(backend=sandbox, unsafe=unsafe)
-            anyio.run(lambda: serve_http(env_dir, http, host=host, config=config))
+            anyio.run(lambda: serve_http(env_dir, http, host=host, config=config), backend_options=_FAST_LOOP)
     except McpServersError as exc:
         raise fail(str(exc)) from exc
 
@@ -87,11 +91,13 @@ def arena_serve(
         if not envs:
             raise fail(f"{envs_dir}: no environment directories (*/env.json) found")
         async with config.build() as box, anyio.create_task_group() as tg:
+            for memory_mb in sorted({e.spec.limits.memory_mb for e in envs}):
+                await box.prestart(memory_mb)
             arena = ArenaServer(envs, box, host=host)
             port = await tg.start(serve_app, arena.app, host, http)
             typer.echo(f"arena: {len(envs)} environments at http://{host}:{port}/envs/<env_id>/mcp (index: /index.json)", err=True)
 
     try:
-        anyio.run(main)
+        anyio.run(main, backend_options=_FAST_LOOP)
     except McpServersError as exc:
         raise fail(str(exc)) from exc

@@ -57,4 +57,4 @@ async def main(arena_sessions: int = 60, stdio_sessions: int = 5) -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    anyio.run(main, backend_options={"use_uvloop": True})

@@ -119,4 +119,4 @@ async def main(sessions: int = 8, calls: int = 50, hold: int = 1000) -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    anyio.run(main, backend_options={"use_uvloop": True})

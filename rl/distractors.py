@@ -130,19 +130,59 @@ def _stable_seed(seed: int, text: str) -> list[int]:
     return [seed, int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")]
 
 
-def _distinct_ranks(rng: np.random.Generator, counts: np.ndarray, k: int) -> np.ndarray:
-    """Per row, up to k distinct uniform ranks below its count (-1 where the count runs out)."""
-    b = len(counts)
-    chosen = np.full((b, k), -1, dtype=np.int64)
-    for j in range(k):
-        live = counts > j
-        r = np.floor(rng.random(b) * np.maximum(counts - j, 1)).astype(np.int64)
-        # shift past the ranks already taken (kept sorted), so the draw is uniform over the rest
-        taken = np.sort(np.where(chosen[:, :j] >= 0, chosen[:, :j], np.iinfo(np.int64).max), axis=1)
-        for col in range(j):
-            r += r >= taken[:, col]
-        chosen[live, j] = r[live]
-    return chosen
+class _BlockBands:
+    """Band membership for a block of queries, computed lazily: by cell for random probes, by row when exact."""
+
+    def __init__(self, sims: np.ndarray, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, candidate_row: Any,
+                 high: float, low: float) -> None:
+        span = np.where(hi > lo, hi - lo, 1.0)
+        self.sims, self.rows, self.candidate_row = sims, rows, candidate_row
+        self.thr_hi = (lo + high * span).astype(np.float32)
+        self.thr_lo = (lo + low * span).astype(np.float32)
+
+    def at(self, columns: np.ndarray) -> np.ndarray:
+        """Band codes (1 high, 2 medium, 3 low, 0 not a candidate) of the cells (row i, columns[i, j])."""
+        values = np.take_along_axis(self.sims, columns, axis=1)
+        codes = np.where(values > self.thr_hi[:, None], 1, np.where(values < self.thr_lo[:, None], 3, 2))
+        ok = self.candidate_row(np.arange(len(self.rows))[:, None], columns) & (columns != self.rows[:, None])
+        return np.where(ok, codes, 0)
+
+    def members(self, which: np.ndarray, code: int) -> np.ndarray:
+        """Boolean membership of band `code` over whole rows `which`."""
+        sims = self.sims[which]
+        hi, lo = self.thr_hi[which, None], self.thr_lo[which, None]
+        inside = sims > hi if code == 1 else sims < lo if code == 3 else (sims >= lo) & (sims <= hi)
+        inside &= self.candidate_row(which[:, None], None)
+        inside[np.arange(len(which)), self.rows[which]] = False
+        return inside
+
+
+def _pick_members(bands: _BlockBands, code: int, k: int, rng: np.random.Generator, probes: int = 16) -> list[list[int]]:
+    """Per query row, up to k distinct members of band `code`, uniformly without replacement.
+
+    Most bands hold a large share of the pool, so random columns are probed first (rejection
+    sampling: a gather instead of passes over the pool); rows where the probes find fewer than
+    k members are sampled exactly, from all their members, with random sort keys.
+    """
+    b, n = bands.sims.shape
+    columns = rng.integers(0, n, size=(b, probes))
+    hits = bands.at(columns) == code
+    picks: list[list[int]] = []
+    exact: list[int] = []
+    for i in range(b):
+        found = list(dict.fromkeys(columns[i][hits[i]].tolist()))[:k]
+        if len(found) < k:
+            exact.append(i)
+        picks.append(found)
+    if exact:
+        which = np.array(exact)
+        row_idx, col_idx = np.nonzero(bands.members(which, code))
+        order = np.lexsort((rng.random(len(row_idx)), row_idx))
+        row_idx, col_idx = row_idx[order], col_idx[order]
+        starts = np.searchsorted(row_idx, np.arange(len(which) + 1))
+        for j, row in enumerate(exact):
+            picks[row] = col_idx[starts[j] : min(starts[j] + k, starts[j + 1])].tolist()
+    return picks
 
 
 class DistractorSampler:
@@ -213,9 +253,8 @@ class DistractorSampler:
     def _band_picks(self, queries: list[tuple[int, int]]) -> list[list[tuple[int, str]]]:
         """For each query, the sampled (pool row, band) pairs, vectorized over blocks of queries.
 
-        Each band's members are sampled by rank: per row, K distinct ranks are drawn below the
-        band's member count, and a flat cumulative count over the block turns each rank into a
-        column with one `searchsorted`, so no per-row loop and no sort over the pool is needed.
+        Similarities come from one matrix product per block of queries; band membership is
+        evaluated only where `_pick_members` needs it.
         """
         assert self.vectors is not None
         k = self.config.per_band
@@ -234,28 +273,20 @@ class DistractorSampler:
             sims = self.vectors[rows] @ self.vectors.T
             diag = (np.arange(b), rows)
             sims[diag] = np.inf
-            lo = sims.min(axis=1, keepdims=True)
+            lo = sims.min(axis=1)
             sims[diag] = -np.inf
-            hi = sims.max(axis=1, keepdims=True)
-            span = np.where(hi > lo, hi - lo, 1.0)
-            # band 1 = high (> high), 2 = medium, 3 = low (< low), 0 = not a candidate
-            band = np.where(sims > lo + self.config.high * span, 1, np.where(sims < lo + self.config.low * span, 3, 2))
-            band = band.astype(np.int8)
-            band[~(self._callable[None, :] & (self._domain_code[None, :] != codes[:, None]))] = 0
-            band[diag] = 0
+            hi = sims.max(axis=1)
+
+            def candidate_row(which: np.ndarray, columns: np.ndarray | None, codes: np.ndarray = codes) -> np.ndarray:
+                domain = self._domain_code if columns is None else self._domain_code[columns]
+                callable_ = self._callable if columns is None else self._callable[columns]
+                return callable_ & (domain != codes[which])
+
+            bands = _BlockBands(sims, rows, lo, hi, candidate_row, self.config.high, self.config.low)
             rng = np.random.default_rng([self.config.seed, start])
-            offsets = np.arange(b, dtype=np.int64) * n
             for code, name in enumerate(names, start=1):
-                member = (band == code).ravel()
-                cumulative = np.cumsum(member, dtype=np.int64)
-                ends = cumulative[offsets + n - 1]
-                before = np.concatenate(([0], ends[:-1]))
-                counts = ends - before
-                for j, ranks in enumerate(_distinct_ranks(rng, counts, k).T):
-                    ok = ranks >= 0
-                    flat = np.searchsorted(cumulative, before[ok] + ranks[ok] + 1, side="left")
-                    for i, col in zip(np.nonzero(ok)[0].tolist(), (flat - offsets[ok]).tolist(), strict=True):
-                        picks[i].append((col, name))
+                for i, cols in enumerate(_pick_members(bands, code, k, rng)):
+                    picks[i].extend((c, name) for c in cols)
             out.extend(picks)
         return out
 
@@ -269,7 +300,8 @@ class DistractorSampler:
             if tool.env_id is None or tool.env_id == env.spec.id or tool.name in own or tool.name in seen_names:
                 continue
             seen_names.add(tool.name)
-            result.append(Distractor(env_id=tool.env_id, name=tool.name, domain=tool.domain, band=band))  # type: ignore[arg-type]
+            # built from validated pool entries, so validation is skipped (it dominated at 100k picks)
+            result.append(Distractor.model_construct(env_id=tool.env_id, name=tool.name, domain=tool.domain, band=band))
             if limit is not None and len(result) >= limit:
                 break
         return result

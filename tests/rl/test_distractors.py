@@ -99,14 +99,27 @@ def test_config_rejects_inverted_bands():
         DistractorConfig(low=0.9, high=0.5)
 
 
-def test_distinct_ranks_are_uniform_and_distinct():
-    from rl.distractors import _distinct_ranks
+def test_member_picks_are_uniform_without_replacement():
+    from rl.distractors import _BlockBands, _pick_members
 
-    rng = np.random.default_rng(0)
-    counts = np.array([5] * 20000 + [1, 0])
-    ranks = _distinct_ranks(rng, counts, 2)
-    main = ranks[:20000]
-    assert (main[:, 0] != main[:, 1]).all() and main.min() == 0 and main.max() == 4
-    freq = np.bincount(main.ravel(), minlength=5) / main.size
-    assert np.allclose(freq, 0.2, atol=0.02)
-    assert ranks[20000].tolist() == [0, -1] and ranks[20001].tolist() == [-1, -1]
+    n = 1000
+    sims = np.zeros((3, n), dtype=np.float32)
+    sims[:, 990] = 1.0  # sets each row's max; medium is then 0.4..0.85
+    sims[0, :10] = 0.5  # a small band: exact path
+    sims[1, 50:950] = 0.5  # a large band: probed
+    sims[2, 7] = 0.5  # fewer members than k
+    rows = np.array([999, 998, 997])
+    lo, hi = sims.min(axis=1), sims.max(axis=1)
+    everyone = lambda which, columns: np.ones(np.broadcast_shapes(np.shape(which), (n,) if columns is None else columns.shape), bool)
+    bands = _BlockBands(sims, rows, lo, hi, everyone, 0.85, 0.4)
+    counts = np.zeros((2, n))
+    for seed in range(3000):
+        picks = _pick_members(bands, 2, 2, np.random.default_rng(seed))
+        assert len(set(picks[0])) == 2 and len(set(picks[1])) == 2 and picks[2] == [7]
+        for row in (0, 1):
+            assert all(sims[row, c] == 0.5 for c in picks[row])
+            counts[row, picks[row]] += 1
+    assert np.allclose(counts[0, :10] / 3000, 2 / 10, atol=0.03)
+    assert np.allclose(counts[1, 50:950].reshape(9, 100).sum(1) / 3000, 2 / 9, atol=0.03)
+    high = _pick_members(bands, 1, 2, np.random.default_rng(0))
+    assert high == [[990], [990], [990]]

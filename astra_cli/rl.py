@@ -39,6 +39,7 @@ def prepare(
     embedding_model: Optional[str] = typer.Option(None, help="sentence-transformers model (default: packaged all-MiniLM-L6-v2)."),
     embedding_cache: Optional[Path] = typer.Option(None, help="Directory caching embeddings by document hash."),
     device: Optional[str] = typer.Option(None, help="Embedding device (cpu, cuda)."),
+    tool_docs: Optional[Path] = typer.Option(None, help="Ingested tool docs (servers JSONL) widening the similarity pool."),
 ) -> None:
     """Build RL datasets (with distractors) from verified environments."""
     from rl._embedding import Embedder
@@ -50,7 +51,7 @@ def prepare(
         report = run(
             envs_dir, out, val_fraction=val_fraction, seed=seed,
             distractors=DistractorConfig(mode=distractors.value, per_band=per_band, seed=seed),
-            embedder=Embedder(embedding_model, cache_dir=embedding_cache, device=device),
+            embedder=Embedder(embedding_model, cache_dir=embedding_cache, device=device), tool_docs=tool_docs,
         )
     except RlError as exc:
         _fail(exc)

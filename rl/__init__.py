@@ -14,6 +14,7 @@ from rl.distractors import (
     DistractorSampler,
     PoolTool,
     ToolPool,
+    pool_tools_from_docs,
     sample_distractors,
 )
 from rl.exceptions import DatasetError, RlError, TrainingSetupError
@@ -40,6 +41,7 @@ __all__ = [
     "build_tasks",
     "f1_reward",
     "load_envs",
+    "pool_tools_from_docs",
     "prepare",
     "read_trl_tasks",
     "reward_std",

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_servers import EnvLoadError, Environment, EnvSpec, find_envs, load_env
-from rl.distractors import Distractor, DistractorConfig, sample_distractors
+from rl.distractors import Distractor, DistractorConfig, pool_tools_from_docs, sample_distractors
 from rl.exceptions import DatasetError
 
 AGENT_NAME = "astra_mcp_agent"
@@ -153,17 +153,23 @@ def prepare(
     distractors: DistractorConfig | None = None,
     embedder: Any = None,
     system_prompt: str = SYSTEM_PROMPT,
+    tool_docs: str | Path | None = None,
 ) -> PrepareReport:
     """Write `train.parquet`/`val.parquet` (veRL) and `train.jsonl`/`val.jsonl` (TRL) into `out`.
 
     The split is by environment (seeded); validation gets at least one environment when
     there are two or more. `distractors.json` records every environment's sample.
+    `tool_docs` (ingested tool documentation, JSONL) widens the similarity pool.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     envs = load_envs(envs_dir)
-    sampled = sample_distractors(envs, distractors or DistractorConfig(seed=seed), embedder=embedder)
+    try:
+        docs = pool_tools_from_docs(tool_docs) if tool_docs is not None else []
+    except (OSError, ValueError) as exc:
+        raise DatasetError(str(exc)) from exc
+    sampled = sample_distractors(envs, distractors or DistractorConfig(seed=seed), embedder=embedder, docs=docs)
     tasks = build_tasks(envs, sampled, system_prompt=system_prompt)
     order = list(range(len(tasks)))
     random.Random(seed).shuffle(order)

@@ -12,7 +12,9 @@ Distractors are callable: the arena serves them from their source environments
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -124,6 +126,32 @@ class ToolPool:
     def documents(self) -> list[str]:
         """Every tool's document, in pool order."""
         return [t.document() for t in self.tools]
+
+
+def pool_tools_from_docs(path: str | Path) -> list[PoolTool]:
+    """Pool entries from ingested tool documentation (JSONL of servers: `{name, domain, tools: [...]}`).
+
+    Each tool is `{name, description, parameters}` (the normalized form `synth.sft` ingest
+    writes). Such tools have no implementation the arena can serve, so they are never sampled
+    as distractors; they widen the pool that similarities are normalized over.
+
+    Raises:
+        ValueError: naming the file and line of a malformed record.
+    """
+    tools = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            server = json.loads(line)
+            domain = server.get("domain") or server.get("name") or "docs"
+            for tool in server["tools"]:
+                tools.append(PoolTool(env_id=None, domain=domain, name=tool["name"],
+                                      description=tool.get("description") or "",
+                                      input_schema=tool.get("parameters") or {"type": "object", "properties": {}}))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{path}:{lineno}: not a tool-doc server record: {exc}") from exc
+    return tools
 
 
 def _stable_seed(seed: int, text: str) -> list[int]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -123,3 +125,19 @@ def test_member_picks_are_uniform_without_replacement():
     assert np.allclose(counts[1, 50:950].reshape(9, 100).sum(1) / 3000, 2 / 9, atol=0.03)
     high = _pick_members(bands, 1, 2, np.random.default_rng(0))
     assert high == [[990], [990], [990]]
+
+
+def test_ingested_docs_widen_the_pool_but_are_never_sampled(envs, tmp_path):
+    from rl.distractors import pool_tools_from_docs
+
+    docs = tmp_path / "servers.jsonl"
+    docs.write_text(json.dumps({"name": "recipes", "domain": "cooking", "tools": [
+        {"name": "find_recipe", "description": "Find a recipe by dish name.",
+         "parameters": {"type": "object", "properties": {"dish": {"type": "string"}}}}]}) + "\n")
+    extra = pool_tools_from_docs(docs)
+    assert [(t.name, t.domain, t.env_id) for t in extra] == [("find_recipe", "cooking", None)]
+    got = sample_distractors(envs, DistractorConfig(per_band=5), docs=extra)
+    assert all(d.name != "find_recipe" for ds in got.values() for d in ds)
+    docs.write_text("{\"tools\": 3}\n")
+    with pytest.raises(ValueError, match="servers.jsonl:1"):
+        pool_tools_from_docs(docs)

@@ -212,8 +212,10 @@ async def synthesize_envs(
             run.auditor = await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=out / "cache")
             run.auditor_ready.set()
 
+        decomposed, audited = run.stages["decompose"], run.stages["leak_audit"]
+        pending = [s for s in seeds if not audited.done(s.id) and not (decomposed.done(s.id) and s.id not in decomposed.out)]
         async with anyio.create_task_group() as tg:
-            if must_load:
+            if must_load and pending:
                 tg.start_soon(load_auditor)
             else:
                 run.auditor_ready.set()
@@ -228,7 +230,7 @@ async def synthesize_envs(
     else:
         run = await run_all(sandbox)
     run.compact(seeds)
-    leak_note = "disabled"
+    leak_note = "disabled" if not config.leak_audit else "not loaded: no sample needed it in this run"
     if run.auditor is not None:
         a = run.auditor
         leak_note = f"{len(a.texts)} benchmark questions from {len(set(a.sources))} files, threshold {a.threshold}"

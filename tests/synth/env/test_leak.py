@@ -44,3 +44,20 @@ async def test_a_benchmark_question_is_rejected_as_a_leak(tmp_path, sandbox, aud
     assert (rej["stage"], rej["reason"]) == ("leak_audit", "benchmark_leak")
     assert "questions.jsonl" in rej["detail"]
     assert script.log == ["decompose:"]  # nothing else was spent on it
+
+
+@pytest.mark.anyio
+async def test_the_pipeline_loads_its_own_auditor_only_when_a_sample_needs_it(tmp_path, sandbox):
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(json.dumps({"question": q}) + "\n" for q in [
+        "What is the current temperature in the city where the Eiffel Tower stands?",
+        "Book a table for two in Rome tonight.",
+    ]))
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"question": "What's the temperature right now in the city of the Eiffel Tower?", "domain": "travel"}) + "\n")
+    config = SynthConfig(benchmark_files=[bench])
+    first = await synthesize_envs(ScriptedModel(Script()), tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, show_progress=False)
+    assert first.envs == [] and first.stats.funnel[1].reasons == {"benchmark_leak": 1}
+    assert first.stats.extra["leak_audit"] == "2 benchmark questions from 1 files, threshold 0.9"
+    again = await synthesize_envs(ScriptedModel(Script()), tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, show_progress=False)
+    assert again.stats.extra["leak_audit"].startswith("not loaded")

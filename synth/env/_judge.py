@@ -74,37 +74,38 @@ _EXAMPLE_TEXTS = {
 }
 
 
-def _trace_problem(d: Decomposition, seed: Seed) -> str | None:
+def _trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
+    """`(reason code, feedback)` for a structurally unusable trace, None when it is fine."""
     texts = [d.main_question, *(q.question for q in d.sub_questions)]
     if any(normalize_answer(t) in _EXAMPLE_TEXTS for t in texts):
-        return f"you copied the format example; write your own question about {seed.domain!r} and its own sub-questions"
+        return "copied_example", f"you copied the format example; write your own question about {seed.domain!r} and its own sub-questions"
     ids = [q.id for q in d.sub_questions]
     if len(set(ids)) != len(ids):
-        return f"sub-question ids must be unique, got {ids}"
+        return "duplicate_ids", f"sub-question ids must be unique, got {ids}"
     n = len(ids)
     lo = 1 if seed.mode == "question" else seed.min_hops
     if not lo <= n <= seed.max_hops:
-        return f"write between {lo} and {seed.max_hops} sub-questions, not {n}"
+        return "hop_count", f"write between {lo} and {seed.max_hops} sub-questions, not {n}"
     known = set(ids)
     for q in d.sub_questions:
         bad = [x for x in q.depends_on if x not in known or x == q.id]
         if bad:
-            return f"sub-question {q.id} depends_on {bad}, which are not ids of other sub-questions ({sorted(known)})"
+            return "unknown_dependency", f"sub-question {q.id} depends_on {bad}, which are not ids of other sub-questions ({sorted(known)})"
     try:
         depths(d.sub_questions)
     except ValueError as exc:
-        return str(exc)
+        return "cyclic_dependency", str(exc)
     seen: dict[str, str] = {}
     for q in d.sub_questions:
         key = normalize_answer(q.question)
         if key in seen:
-            return f"sub-questions {seen[key]} and {q.id} ask the same thing; each sub-question must ask for a different fact"
+            return "repeated_sub_question", f"sub-questions {seen[key]} and {q.id} ask the same thing; each sub-question must ask for a different fact"
         seen[key] = q.id
     answers = {q.id: q.answer for q in d.sub_questions}
     for q in d.sub_questions:
         for dep in q.depends_on:
             if normalize_answer(answers[dep]) not in normalize_answer(q.question):
-                return (
+                return "unused_dependency", (
                     f"sub-question {q.id} depends on {dep} but does not use its answer {answers[dep]!r} in its text; "
                     "write the dependency's answer into the sub-question, or remove the dependency"
                 )
@@ -150,12 +151,21 @@ def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
 
 async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:
     """Stage 1: the sample's main question, final answer and trace of sub-questions."""
+    codes: dict[str, str] = {}
+
+    def check(d: Decomposition) -> str | None:
+        problem = _trace_problem(d, seed)
+        if problem is None:
+            return None
+        codes[problem[1]] = problem[0]
+        return problem[1]
+
     result = await ask_structured(
-        model, prompts.decompose(seed), Decomposition, retries=config.retries, settings=config.sampling,
-        check=lambda d: _trace_problem(d, seed),
+        model, prompts.decompose(seed), Decomposition, retries=config.retries, settings=config.sampling, check=check
     )
     if result.value is None:
-        return Failure(reason=result.reason_code or "invalid_output", detail=result.detail)
+        # a structural problem keeps its own code, so the funnel tells copies from cycles from bad JSON
+        return Failure(reason=codes.get(result.detail) or result.reason_code or "invalid_output", detail=result.detail)
     d = result.value
     scenario, subs = scenario_of(d.sub_questions)
     return Sample(id=seed.id, seed=seed, question=d.main_question.strip(), answer=d.final_answer.strip(), scenario=scenario, sub_questions=subs)

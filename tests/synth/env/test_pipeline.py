@@ -219,7 +219,7 @@ async def test_a_decomposition_copying_the_prompt_example_is_rejected(tmp_path, 
     result, model = await run(tmp_path, Script(decompose=[json.dumps(EXAMPLE_TRACE)]), sandbox, retries=1)
     assert result.envs == []
     (rej,) = rejected(tmp_path / "out")
-    assert (rej["stage"], rej["reason"]) == ("decompose", "invalid_output") and "copied the format example" in rej["detail"]
+    assert (rej["stage"], rej["reason"]) == ("decompose", "copied_example") and "copied the format example" in rej["detail"]
     assert len(model.requests) == 2
 
 

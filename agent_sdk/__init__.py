@@ -2,7 +2,7 @@
 
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._connections import McpServer, server_from_target
-from agent_sdk._embedded import embedded_model_dir
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, embedded_model_dir
 from agent_sdk._export import (
     read_openai_jsonl,
     read_sft_parquet,
@@ -13,6 +13,7 @@ from agent_sdk._export import (
     write_trajectories_jsonl,
 )
 from agent_sdk._local import LocalChatModel
+from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
@@ -57,7 +58,12 @@ __all__ = [
     "write_openai_jsonl",
     "write_sft_parquet",
     "write_trajectories_jsonl",
-    # Local backend (agent_sdk._local / agent_sdk._embedded, another owner): names go below.
+    # Local backend, the embedded default model and model serving.
+    "EMBEDDED_MODEL_NAME",
     "LocalChatModel",
+    "ServedModel",
+    "VllmOptions",
     "embedded_model_dir",
+    "find_vllm_python",
+    "serve_model",
 ]

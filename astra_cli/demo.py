@@ -55,8 +55,7 @@ async def _episode(arena_url: str, env: Any, model: Any, max_turns: int) -> dict
 
 
 async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, concurrency: int, max_turns: int, console: Console) -> float:
-    from agent_sdk import OpenAIChatModel, SamplingSettings, write_trajectories_jsonl
-    from agent_sdk._serve import serve_model
+    from agent_sdk import OpenAIChatModel, SamplingSettings, serve_model, write_trajectories_jsonl
     from mcp_servers import ArenaServer, LocalSandbox, load_env, serve_app, verify_paths
 
     started = time.monotonic()

@@ -132,8 +132,14 @@ class SftPipeline:
             return
         stage.reject(record_id, reason, detail)
 
+    def _records(self, name: str) -> list[dict[str, Any]]:
+        # As the store's file holds them (sorted keys), whether appended in this process or
+        # read back after a restart: prompts built from them, and so cache keys and exports,
+        # are then identical in a fresh and in a resumed run.
+        return [json.loads(json.dumps(r, sort_keys=True)) for r in self.stages[name].out.records()]
+
     def _servers(self) -> list[ServerDoc]:
-        return [ServerDoc.model_validate(r) for r in self.stages["ingest"].out.records()]
+        return [ServerDoc.model_validate(r) for r in self._records("ingest")]
 
     async def _map(self, items: list[Any], fn: Any, description: str) -> None:
         await map_ordered(items, fn, limit=self.config.concurrency, description=description, show_progress=self.show_progress)
@@ -206,7 +212,7 @@ class SftPipeline:
         stage = self.stages["chains"]
         servers = {s.id: s for s in self._servers()}
         todo: list[tuple[ServerDoc, list[str], str]] = []
-        for record in self.stages["graph"].out.records():
+        for record in self._records("graph"):
             graph = ToolGraph.model_validate(record["graph"])
             server = servers.get(graph.server_id)
             if server is None:
@@ -244,9 +250,9 @@ class SftPipeline:
         stage = self.stages["tasks"]
         cfg = self.config
         servers = {s.id: s for s in self._servers()}
-        graphed = [servers[r["id"]] for r in self.stages["graph"].out.records() if r["id"] in servers]
+        graphed = [servers[r["id"]] for r in self._records("graph") if r["id"] in servers]
         personas = load_personas(cfg.personas) if cfg.personas and "persona" in cfg.augment else []
-        units: list[tuple[str, Any]] = [("chain", r) for r in self.stages["chains"].out.records()]
+        units: list[tuple[str, Any]] = [("chain", r) for r in self._records("chains")]
         units += [("server", s) for s in graphed] if cfg.server_tasks else []
 
         async def one(unit: tuple[str, Any]) -> None:
@@ -265,7 +271,7 @@ class SftPipeline:
                 if not self._unit_done(unit_id):
                     tasks, result = await server_tasks(self.model, server, n=cfg.server_tasks, k=cfg.server_task_k, max_tokens=cfg.budgets.task)
                     self._keep(stage, unit_id, tasks, result)
-            bases = [SynthTask.model_validate(r) for r in stage.out.records() if r.get("unit") == unit_id]
+            bases = [SynthTask.model_validate(r) for r in self._records("tasks") if r.get("unit") == unit_id]
             for base in bases:
                 for mode in cfg.augment:
                     aug_id = f"aug:{base.id}:{mode}"
@@ -290,7 +296,7 @@ class SftPipeline:
         """Stage 3b: score every task; keep those at or above every threshold (`scored.jsonl`)."""
         stage = self.stages["score"]
         servers = {s.id: s for s in self._servers()}
-        todo = [SynthTask.model_validate(r) for r in self.stages["tasks"].out.records() if not stage.done(r["id"])]
+        todo = [SynthTask.model_validate(r) for r in self._records("tasks") if not stage.done(r["id"])]
 
         async def one(task: SynthTask) -> None:
             result = await score_task(self.model, servers[task.server_id], task, max_tokens=self.config.budgets.score)
@@ -308,7 +314,7 @@ class SftPipeline:
         await self._map(todo, one, "score")
 
     def _rollout_tasks(self) -> list[SynthTask]:
-        kept = [SynthTask.model_validate(r) for r in self.stages["score"].out.records()]
+        kept = [SynthTask.model_validate(r) for r in self._records("score")]
         cap = self.config.max_rollouts_per_server
         if cap is None:
             return kept
@@ -354,7 +360,7 @@ class SftPipeline:
         """Stage 5: judge each trajectory on seven dimensions; unjudged ones are excluded (`judged.jsonl`)."""
         stage = self.stages["judge"]
         verdicts = self.verdict_store()
-        todo = [TrajectoryRecord.model_validate(r) for r in self.stages["rollout"].out.records() if not stage.done(r["id"])]
+        todo = [TrajectoryRecord.model_validate(r) for r in self._records("rollout") if not stage.done(r["id"])]
 
         async def one(record: TrajectoryRecord) -> None:
             verdict = await judge_trajectory(
@@ -383,10 +389,6 @@ class SftPipeline:
                 stage.accept({"id": record["id"], "score": record["score"]})
             else:
                 stage.reject(record["id"], "below_threshold", f"score {record['score']:.3f} < {threshold}")
-        rollouts = self.stages["rollout"].out
-        # Through sorted JSON, as the store's file holds them: a resumed run exports the same bytes.
-        kept = [
-            TrajectoryRecord.model_validate_json(json.dumps(rollouts.get(r["id"]), sort_keys=True)).trajectory
-            for r in stage.out.records()
-        ]
+        rollouts = {r["id"]: r for r in self._records("rollout")}
+        kept = [TrajectoryRecord.model_validate(rollouts[r["id"]]).trajectory for r in stage.out.records()]
         export_sft(kept, self.out)

@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# a 135M model on two shared CPU cores: minutes, not seconds
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 CONVERSATION = {
     "messages": [

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from agent_sdk import ChatMessage, Step, ToolCall, ToolCallRecord, Toolbox, ToolResult, Trajectory
 from rl.datasets import RlTask
+from rl.reward import RewardParts, f1_reward
 
 
 def episode_url(arena_url: str, task: RlTask) -> str:
@@ -116,8 +117,6 @@ class McpEpisode:
             metadata={"env_id": self.task.env_id, "distractors": list(self.task.distractors)},
         )
 
-    def reward(self, messages: list[dict[str, Any]] | None = None) -> Any:
-        """The F1 reward with its parts (`rl.reward.RewardParts`)."""
-        from rl.reward import f1_reward
-
+    def reward(self, messages: list[dict[str, Any]] | None = None) -> RewardParts:
+        """The F1 reward with its parts."""
         return f1_reward(self.trajectory(messages), self.task.spec, distractor_names=self.task.distractor_names)

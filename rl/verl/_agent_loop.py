@@ -15,11 +15,11 @@ falling back to the `ASTRA_ARENA_URL` environment variable.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 from uuid import uuid4
 
+import anyio
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.experimental.agent_loop.tool_parser import ToolParser
 from verl.tools.schemas import OpenAIFunctionCallSchema, OpenAIFunctionParsedSchema
@@ -95,10 +95,15 @@ class McpAgentLoop(AgentLoopBase):
                 messages.append(_assistant_message(content, calls))
                 if not calls:
                     break
+                observations = [""] * len(calls)
+
+                async def call_one(i: int, call: Any, turn: int = turns) -> None:
+                    observations[i] = await episode.call(call.name, call.arguments, turn=turn, call_id=call.tool_call_id)
+
                 with simple_timer("tool_calls", metrics):
-                    observations = await asyncio.gather(
-                        *(episode.call(c.name, c.arguments, turn=turns, call_id=c.tool_call_id) for c in calls)
-                    )
+                    async with anyio.create_task_group() as tg:
+                        for i, call in enumerate(calls):
+                            tg.start_soon(call_one, i, call)
                 previous = list(messages)
                 for call, text in zip(calls, observations, strict=True):
                     tool_message = {"role": "tool", "name": call.name, "content": text}

@@ -4,13 +4,9 @@
   (arguments as JSON objects, the form chat templates render) and OpenAI tool schemas. TRL's
   `SFTTrainer` takes `datasets.load_dataset("json", data_files=...)` of it as-is (`datasets`
   stores the mixed argument and schema shapes as JSON values).
-- `sft.parquet` — the layout of `agent_sdk.write_sft_parquet`: `messages` (a list of JSON
-  values) and `tools` (a JSON value) with Hugging Face feature metadata, for TRL
-  (`load_dataset("parquet")`) and veRL's `MultiTurnSFTDataset` (via
-  `agent_sdk.verl_dataset.JsonMultiTurnSFTDataset`, which decodes the JSON cells). Written
-  here from `sft_record` rows because `pa.array(..., pa.list_(pa.json_()))`, which
-  `write_sft_parquet` uses, is not implemented in pyarrow 26; the JSON arrays are built from
-  their string storage instead.
+- `sft.parquet` — `agent_sdk.write_sft_parquet`: `messages` and `tools` as JSON columns, for
+  TRL (`load_dataset("parquet")`) and veRL's `MultiTurnSFTDataset` (via
+  `agent_sdk.verl_dataset.JsonMultiTurnSFTDataset`, which decodes the JSON cells).
 - `openai.jsonl` — `agent_sdk.write_openai_jsonl`: OpenAI fine-tuning format (arguments as
   JSON strings).
 """
@@ -21,29 +17,7 @@ import json
 import os
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from agent_sdk import Trajectory, sft_record, write_openai_jsonl
-
-_HF_FEATURES = {"info": {"features": {"messages": {"feature": {"_type": "Json"}, "_type": "List"}, "tools": {"_type": "Json"}}}}
-
-
-def _json_array(texts: list[str]) -> pa.Array:
-    return pa.ExtensionArray.from_storage(pa.json_(), pa.array(texts, pa.string()))
-
-
-def _write_parquet(rows: list[dict], path: Path) -> None:
-    """`messages` as list<json> and `tools` as json, one row per `sft_record`."""
-    offsets = [0]
-    texts: list[str] = []
-    for row in rows:
-        texts += [json.dumps(m, ensure_ascii=False) for m in row["messages"]]
-        offsets.append(len(texts))
-    messages = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), _json_array(texts))
-    tools = _json_array([json.dumps(row["tools"], ensure_ascii=False) for row in rows])
-    table = pa.table({"messages": messages, "tools": tools}).replace_schema_metadata({"huggingface": json.dumps(_HF_FEATURES)})
-    pq.write_table(table, str(path))
+from agent_sdk import Trajectory, sft_record, write_openai_jsonl, write_sft_parquet
 
 
 def _complete_schema(tool: dict) -> dict:
@@ -60,11 +34,10 @@ def export_sft(trajectories: list[Trajectory], out: str | Path) -> dict[str, Pat
     trajectories = [t.model_copy(update={"tools": [_complete_schema(x) for x in t.tools]}) for t in trajectories]
     paths = {"sft_jsonl": out / "sft.jsonl", "sft_parquet": out / "sft.parquet", "openai_jsonl": out / "openai.jsonl"}
     tmp = {k: p.with_name(p.name + ".tmp") for k, p in paths.items()}
-    rows = [sft_record(t) for t in trajectories]
     with open(tmp["sft_jsonl"], "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    _write_parquet(rows, tmp["sft_parquet"])
+        for t in trajectories:
+            fh.write(json.dumps(sft_record(t), ensure_ascii=False) + "\n")
+    write_sft_parquet(trajectories, tmp["sft_parquet"])
     write_openai_jsonl(trajectories, tmp["openai_jsonl"])
     for key, path in paths.items():
         os.replace(tmp[key], path)

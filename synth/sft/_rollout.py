@@ -22,8 +22,7 @@ from mcp.server import Server
 from pydantic import BaseModel, Field
 
 from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox, Trajectory
-from mcp_servers import Binding, EnvServer, LocalSandbox, load_env
-from mcp_servers._emulator import EmulatedTool, EmulatorConfig, ToolEmulator
+from mcp_servers import Binding, EmulatedTool, EmulatorConfig, EnvServer, LocalSandbox, ToolEmulator, load_env
 from synth.sft._docs import ServerDoc
 from synth.sft._ingest import mcp_target
 from synth.sft._tasks import SynthTask

@@ -79,7 +79,7 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
                         served = await stack.enter_async_context(serve_model(model_dir, backend=backend))  # type: ignore[arg-type]
                     base_url, name = served.base_url, served.model_name
                     console.print(f"model: {served.model_name} via {served.backend} at {served.base_url}")
-                settings = SamplingSettings(temperature=0.0, max_tokens=256, seed=0)
+                settings = SamplingSettings(temperature=0.0, max_tokens=256)
                 model = OpenAIChatModel(name, base_url=base_url, settings=settings, max_concurrency=concurrency)
                 results: list[dict[str, Any]] = []
                 limiter = anyio.CapacityLimiter(concurrency)

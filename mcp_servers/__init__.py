@@ -3,7 +3,15 @@
 from mcp_servers._arena import ArenaServer, serve_app
 from mcp_servers._config import SandboxConfig
 from mcp_servers._emit import emit_env
-from mcp_servers._emulator import EmulatedTool, EmulatorConfig, EmulatorStats, ToolEmulator
+from mcp_servers._emulator import (
+    CompletionModel,
+    EmulatedTool,
+    EmulatorConfig,
+    EmulatorMessage,
+    EmulatorStats,
+    ToolEmulator,
+    injected_failure_kind,
+)
 from mcp_servers._isolation import Isolation
 from mcp_servers._sandbox import LocalSandbox, Sandbox, SandboxSession, ToolOutcome
 from mcp_servers._serve import serve_http, serve_stdio
@@ -29,8 +37,10 @@ from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, 
 __all__ = [
     "ArenaServer",
     "Binding",
+    "CompletionModel",
     "EmulatedTool",
     "EmulatorConfig",
+    "EmulatorMessage",
     "EmulatorStats",
     "EnvLoadError",
     "EnvReport",
@@ -64,6 +74,7 @@ __all__ = [
     "emit_env",
     "expand_env_paths",
     "find_envs",
+    "injected_failure_kind",
     "load_env",
     "normalize_answer",
     "outcome_to_result",

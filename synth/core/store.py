@@ -92,7 +92,9 @@ class JsonlStore:
             fh.write(line.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
-        self._records[key] = data
+        # Keep what the file holds (sorted keys), so a record reads the same before and after a
+        # resume: prompts, cache keys and exports built from it must not depend on that.
+        self._records[key] = json.loads(line)
 
     def discard(self, keys: Iterable[str]) -> int:
         """Remove records (atomically rewriting the file); returns how many were removed.

@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from mcp_servers._channel import LocalLauncher, WorkerChannel, WorkerLauncher
 from mcp_servers._isolation import Isolation, resolve_isolation
 from mcp_servers._spec import Environment
+from mcp_servers.exceptions import SandboxError
 
 ErrorKind = Literal["invalid_arguments", "unknown_tool", "exception", "timeout", "crash", "memory", "oversized_output"]
 
@@ -42,6 +43,10 @@ class ToolOutcome(BaseModel):
     text: str = Field(description="The output (str as is, JSON with sorted keys otherwise) or the error message.")
     structured: dict[str, Any] | None = Field(default=None, description="The result when the tool returned a dict.")
     error_kind: ErrorKind | None = None
+
+
+_STARTUP_TIMEOUT_S = 60.0
+"""Starting Python inside the sandbox takes ~50 ms idle, seconds on a saturated machine."""
 
 
 class _WorkerDied(Exception):
@@ -63,7 +68,18 @@ class _Worker:
         self._channel: WorkerChannel | None = None
 
     async def start(self) -> None:
-        self._channel = await self._launcher.launch(f"{self.name}-{self.generation}", self._memory_mb, self._max_output)
+        """Start the worker and wait for its ready line, so start-up never counts against a call."""
+        channel = await self._launcher.launch(f"{self.name}-{self.generation}", self._memory_mb, self._max_output)
+        try:
+            with anyio.fail_after(_STARTUP_TIMEOUT_S):
+                ready = json.loads(await channel.receive_line())
+        except (TimeoutError, anyio.EndOfStream, anyio.IncompleteRead, json.JSONDecodeError) as exc:
+            await channel.kill()
+            raise SandboxError(f"the sandbox worker did not start within {_STARTUP_TIMEOUT_S:g} s: {exc!r}") from exc
+        if ready != {"ready": True}:
+            await channel.kill()
+            raise SandboxError(f"the sandbox worker sent {ready!r} instead of its ready line")
+        self._channel = channel
         self.pending_close = []
         self.generation += 1
 
@@ -268,6 +284,8 @@ class SandboxSession:
                 )
             except _WorkerDied as exc:
                 return ToolOutcome(ok=False, text=f"{tool} crashed the tool process ({exc}); the session was restored", error_kind="crash")
+            except SandboxError as exc:
+                return ToolOutcome(ok=False, text=f"{tool} could not run: {exc}", error_kind="crash")
         if reply.get("ok") or reply.get("error_kind") == "exception":
             self._log.append((tool, arguments))
         if reply.get("ok"):

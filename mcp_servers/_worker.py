@@ -157,6 +157,7 @@ def main():
     writer = os.fdopen(write_fd, "wb", buffering=0)
     sessions = {}
     buffer = b""
+    writer.write(b'{"ready": true}\n')
     while True:
         while b"\n" not in buffer:
             chunk = reader.read(1 << 16)

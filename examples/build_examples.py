@@ -2,9 +2,10 @@
 
 Usage: `python examples/build_examples.py` (from the repository root or anywhere).
 
-Each `examples/authored/<slug>.py` defines `CODE` (the tool module) and `FIELDS` (the spec
-fields without `id`); `Environment.build` computes the content-derived id, so an edit to
-the code, the tools or the task changes the id. `examples/authored/_broken.py` defines one
+Each environment's tool module is authored in place, `examples/envs/<slug>/tools.py`;
+`examples/authored/<slug>.py` defines its `FIELDS` (the spec fields without `id`), and
+`Environment.build` computes the content-derived id, so an edit to the code, the tools or
+the task changes the id. `examples/authored/_broken.py` defines one
 environment per verify finding code; the ones whose defect `EnvSpec` itself rejects are
 written as raw env.json files, bypassing `Environment.build`.
 """
@@ -23,6 +24,7 @@ from mcp_servers import Environment
 
 HERE = Path(__file__).resolve().parent
 AUTHORED = HERE / "authored"
+ENVS = HERE / "envs"
 
 
 def _load(path: Path) -> ModuleType:
@@ -38,11 +40,11 @@ def _source(path: Path) -> dict[str, str]:
 
 
 def build_envs(out: Path) -> list[Path]:
-    """Write every authored environment into `out/<slug>/`."""
+    """Write every authored environment (spec + its tools.py) into `out/<slug>/`."""
     written = []
     for path in sorted(AUTHORED.glob("[!_]*.py")):
-        module = _load(path)
-        env = Environment.build(module.CODE, source=_source(path), **module.FIELDS)
+        code = (ENVS / path.stem / "tools.py").read_text(encoding="utf-8")
+        env = Environment.build(code, source=_source(path), **_load(path).FIELDS)
         written.append(env.write(out / path.stem))
     return written
 
@@ -68,12 +70,13 @@ def build_broken(out: Path) -> list[Path]:
 
 
 def main() -> None:
-    for name, builder in (("envs", build_envs), ("broken", build_broken)):
-        out = HERE / name
-        if out.exists():
-            shutil.rmtree(out)
-        paths = builder(out)
-        print(f"{out}: {len(paths)} environments", file=sys.stderr)
+    paths = build_envs(ENVS)
+    print(f"{ENVS}: {len(paths)} environments", file=sys.stderr)
+    broken = HERE / "broken"
+    if broken.exists():
+        shutil.rmtree(broken)
+    paths = build_broken(broken)
+    print(f"{broken}: {len(paths)} environments", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
     write_trajectories_jsonl([r["trajectory"] for r in results], out)
     table = Table(title="astra demo: embedded model as an MCP agent on the example environments")
     for column in ("env", "lang", "scenario", "turns", "calls", "n_hat/n", "reward", "stop"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=True)
     for r in results:
         env, traj, parts = r["env"], r["trajectory"], r["reward"]
         table.add_row(
@@ -127,4 +127,6 @@ def demo(
     max_turns: Annotated[int, typer.Option(help="Model requests per episode.")] = 6,
 ) -> None:
     """Verify the examples, serve them and the embedded model, run the agent, score with F1."""
-    anyio.run(lambda: _run_demo(envs, model, backend, out, concurrency, max_turns, Console()))
+    # Wide enough for the results table even when the output is piped.
+    console = Console(width=max(Console().width, 110))
+    anyio.run(lambda: _run_demo(envs, model, backend, out, concurrency, max_turns, console))

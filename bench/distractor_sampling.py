@@ -19,13 +19,12 @@ import json
 import random
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 from mcp_servers import Environment
 from rl._embedding import Embedder
-from rl.distractors import DistractorConfig, DistractorSampler, PoolTool, ToolPool
+from rl.distractors import DistractorConfig, DistractorSampler, ToolPool
 
 VERBS = ["get", "list", "search", "create", "update", "delete", "find", "check", "compute", "book", "cancel", "convert"]
 NOUNS = ["flight", "hotel", "order", "invoice", "forecast", "stock", "player", "recipe", "ticket", "account",

@@ -21,30 +21,10 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
+from harness._schema import doc_to_schema
 from harness.bfcl._data import BfclEntry
 
 __all__ = ["BfclEpisode", "call_string", "doc_to_schema", "parse_call_string"]
-
-_TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "any": None}
-
-
-def doc_to_schema(params: dict[str, Any]) -> dict[str, Any]:
-    """A JSON Schema for a BFCL parameter doc (BFCL's `dict`/`float`/`tuple` mapped to JSON types)."""
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        if key == "type":
-            mapped = _TYPE_MAP.get(value, value)
-            if mapped is not None:
-                out["type"] = mapped
-        elif key == "properties":
-            out["properties"] = {name: doc_to_schema(p) for name, p in value.items()}
-        elif key == "items":
-            out["items"] = doc_to_schema(value)
-        else:
-            out[key] = value
-    if out.get("type") == "object":
-        out.setdefault("properties", {})
-    return out
 
 
 def call_string(name: str, arguments: dict[str, Any]) -> str:

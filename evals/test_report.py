@@ -15,7 +15,7 @@ def test_wilson_interval_brackets_the_rate_and_narrows_with_n() -> None:
     assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
 
 
-def test_rows_runs_and_reference_note(tmp_path) -> None:
+def test_rows_runs_and_published_reference_rows(tmp_path) -> None:
     first = Summary(model="m")
     first.rows.append(BenchmarkRow.from_scores("ACEBench", "agent", "m", [1, 0, 1, 1], trials=2))
     first.write(tmp_path)
@@ -28,4 +28,5 @@ def test_rows_runs_and_reference_note(tmp_path) -> None:
     assert data["rows"][0]["ci95"] is not None and data["rows"][1]["ci95"] is None
     text = md.read_text()
     assert "| m | agent | 4 | 2 | 0.750 |" in text
-    assert "No published reference numbers" in text
+    assert "| ASTRA-32B-Thinking-v1 (published) | multi_turn_base | | | 0.765 |" in text
+    assert "| Qwen3-14B (published) | agent_multi_step | | | 0.575 |" in text

@@ -155,6 +155,9 @@ async def test_multi_turn_with_simulated_user_over_mcp() -> None:
     assert outcome.end_state_ok and outcome.process == 1.0 and outcome.error is None
     assert [d["role"] for d in outcome.dialogue] == ["user", "assistant", "user"]
     assert [c["name"] for c in outcome.calls][-1] == "send_message" and all(c["ok"] for c in outcome.calls)
+    eager = await play_agent_entry(entry, ScriptedModel(lambda m, t: "What do you need?"),
+                                   ScriptedModel(lambda m, t: "finish conversation"))
+    assert [d["role"] for d in eager.dialogue] == ["user", "assistant", "user"]
     with pytest.raises(ValueError, match="user model"):
         await play_agent_entry(entry, _gold_agent(entry))
 

@@ -30,3 +30,7 @@ def test_rows_runs_and_published_reference_rows(tmp_path) -> None:
     assert "| m | agent | 4 | 2 | 0.750 |" in text
     assert "| ASTRA-32B-Thinking-v1 (published) | multi_turn_base | | | 0.765 |" in text
     assert "| Qwen3-14B (published) | agent_multi_step | | | 0.575 |" in text
+    second.rows.append(BenchmarkRow.from_scores("ACEBench", "agent", "m", [0, 0]))
+    second.write(tmp_path)
+    rows = json.loads((tmp_path / "summary.json").read_text())["rows"]
+    assert [(r["category"], r["score"]) for r in rows] == [("agent", 0.0), ("multi_turn_base", 1.0)]

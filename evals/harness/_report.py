@@ -117,8 +117,10 @@ class Summary(BaseModel):
         if js.exists():
             previous = Summary.model_validate_json(js.read_text(encoding="utf-8"))
             if previous.model == self.model:
-                mine = {(r.benchmark, r.category) for r in self.rows}
-                self.rows[:0] = [r for r in previous.rows if (r.benchmark, r.category) not in mine]
+                # The latest row of each benchmark category wins, in first-seen order.
+                merged = {(r.benchmark, r.category): r for r in previous.rows}
+                merged.update({(r.benchmark, r.category): r for r in self.rows})
+                self.rows = list(merged.values())
         js.write_text(json.dumps(self.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
         md.write_text(self.markdown(), encoding="utf-8")
         return js, md

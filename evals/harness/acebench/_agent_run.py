@@ -75,8 +75,8 @@ async def play_agent_entry(
 
     multi_step: the question is the one user message and the agent works until it answers.
     multi_turn: a simulated user (`user_model`, the same `ChatModel` protocol) holds the
-    question as its instructions and talks with the agent until it says `FINISH` or
-    `max_exchanges` user messages have been sent.
+    question as its instructions and talks with the agent until it says `FINISH` (after the
+    agent's first reply) or `max_exchanges` user messages have been sent.
 
     Raises:
         ValueError: for a multi_turn entry without a user model, or a non-agent entry.
@@ -105,7 +105,8 @@ async def play_agent_entry(
                     error = f"user: {user_turn.error or 'no reply'}"
                     break
                 dialogue.append({"role": "user", "content": user_turn.reply})
-                if FINISH in user_turn.reply.lower():
+                # A user that "finishes" before the agent has spoken has asked for nothing yet.
+                if FINISH in user_turn.reply.lower() and len(dialogue) > 1:
                     break
                 agent_turn = await agent.turn(user_turn.reply, toolbox)
                 if agent_turn.error:

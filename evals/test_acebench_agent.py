@@ -144,6 +144,9 @@ async def test_executors_refuse_what_the_scenario_forbids() -> None:
     ok, text = travel.execute("reserve_flight", {"user_id": "user3", "password": "password789", "flight_no": "CZ1765",
                                                  "cabin": "Business Class", "payment_method": "bank", "baggage_count": 1})
     assert not ok and "Insufficient" in text
+    ok, text = travel.execute("reserve_flight", {"user_id": "user3", "password": "password789", "flight_no": "MU3561",
+                                                 "cabin": "Economy", "payment_method": "bank", "baggage_count": "two"})
+    assert not ok and "TypeError" in text
 
 
 @pytest.mark.anyio

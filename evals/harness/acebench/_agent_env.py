@@ -110,6 +110,8 @@ class AgentEpisode:
                     ok, text = True, json.dumps(method(**arguments), ensure_ascii=False)
                 except ScenarioError as exc:
                     ok, text = False, json.dumps({"status": False, "message": str(exc)}, ensure_ascii=False)
+                except Exception as exc:  # noqa: BLE001 — a wrongly typed argument is an observation, as in BFCL
+                    ok, text = False, f"Error during execution of {name}: {type(exc).__name__}: {exc}"
         self.calls.append(ExecutedCall(name=name, arguments=dict(arguments), ok=ok, result=text))
         return ok, text
 

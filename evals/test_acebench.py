@@ -6,7 +6,7 @@ import json
 
 import pytest
 from harness import BenchmarkRow, EvalConfig, Summary
-from harness._parallel import gather_bounded
+from harness._parallel import play_trials
 from harness.acebench import (
     NORMAL_CATEGORIES,
     SPECIAL_CATEGORIES,
@@ -60,14 +60,8 @@ async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary
         pytest.skip("category not selected")
     model = eval_config.chat_model()
     entries = load_category(category, limit=eval_config.limit)
-    episodes = [(e, t) for e in entries for t in range(eval_config.trials)]
-
-    async def run(item):
-        entry, trial = item
-        reply, verdict = await play_entry(entry, model)
-        return entry, trial, reply, verdict
-
-    results = await gather_bounded(episodes, run)
+    played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
+    results = [(e, t, reply, verdict) for e, t, (reply, verdict) in played]
     out = eval_config.out_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text("".join(
@@ -78,4 +72,4 @@ async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.rows.append(row)
     summary.write(eval_config.out_dir)
-    assert row.n == len(episodes)
+    assert row.n == len(entries) * eval_config.trials

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from harness import BenchmarkRow, EvalConfig, Summary
-from harness._parallel import gather_bounded
+from harness._parallel import play_trials
 from harness.acebench import (
     AGENT_CATEGORIES,
     AgentEpisode,
@@ -185,13 +185,8 @@ async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, s
     model = eval_config.chat_model()
     user = eval_config.chat_model(user=True) if category == "agent_multi_turn" else None
     entries = load_category(category, limit=eval_config.limit)
-    episodes = [(e, t) for e in entries for t in range(eval_config.trials)]
-
-    async def run(item):
-        entry, trial = item
-        return trial, await play_agent_entry(entry, model, user)
-
-    results = await gather_bounded(episodes, run)
+    played = await play_trials(entries, eval_config.trials, lambda entry: play_agent_entry(entry, model, user))
+    results = [(t, o) for _, t, o in played]
     out = eval_config.out_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text(
@@ -202,4 +197,4 @@ async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, s
                                    extra={"process_accuracy": process, "model_errors": float(sum(bool(o.error) for _, o in results))})
     summary.rows.append(row)
     summary.write(eval_config.out_dir)
-    assert row.n == len(episodes)
+    assert row.n == len(entries) * eval_config.trials

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from harness import BenchmarkRow, EvalConfig, Summary
-from harness._parallel import gather_bounded
+from harness._parallel import play_trials
 from harness.bfcl import CATEGORIES, load_entries, play_entry, replay_ground_truth, score_entry, write_result_file
 from harness.bfcl._score import BFCL_REGISTRY
 
@@ -87,14 +87,8 @@ async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Su
         pytest.skip("category not selected")
     model = eval_config.chat_model()
     entries = load_entries(category, limit=eval_config.limit)
-    episodes = [(e, t) for e in entries for t in range(eval_config.trials)]
-
-    async def run(item):
-        entry, trial = item
-        outcome = await play_entry(entry, model)
-        return entry, trial, outcome, score_entry(entry, outcome.turns)
-
-    results = await gather_bounded(episodes, run)
+    played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
+    results = [(e, t, o, score_entry(e, o.turns)) for e, t, o in played]
     out = eval_config.out_dir / "bfcl"
     for trial in range(eval_config.trials):
         rows = [o.result_row() for e, t, o, _ in results if t == trial]
@@ -108,4 +102,4 @@ async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Su
                                    extra={"model_errors": float(sum(bool(o.errors) for _, _, o, _ in results))})
     summary.rows.append(row)
     summary.write(eval_config.out_dir)
-    assert row.n == len(episodes)
+    assert row.n == len(entries) * eval_config.trials

@@ -6,7 +6,7 @@ import random
 
 import pytest
 from harness import BenchmarkRow, EvalConfig, Summary
-from harness._parallel import gather_bounded
+from harness._parallel import play_trials
 from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold, write_results
 
 CI_SAMPLE = 10
@@ -79,13 +79,9 @@ async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Sum
         tasks = [t for t in tasks if getattr(t, "ticket", None)]
     tasks = tasks[: eval_config.limit] if eval_config.limit else tasks
     agent, user = eval_config.chat_model(), eval_config.chat_model(user=True)
-    episodes = [(t, k) for t in tasks for k in range(eval_config.trials)]
-
-    async def run(item):
-        task, trial = item
-        return trial, await play_task(domain, task, agent, None if solo else user, solo_mode=solo)
-
-    results = await gather_bounded(episodes, run)
+    played = await play_trials(tasks, eval_config.trials,
+                               lambda task: play_task(domain, task, agent, None if solo else user, solo_mode=solo))
+    results = [(k, o) for _, k, o in played]
     simulations = [{**o.simulation, "trial": k} for k, o in results]
     write_results(eval_config.out_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
                   agent=agent.name, user=None if solo else user.name, trials=eval_config.trials, solo_mode=solo,
@@ -95,7 +91,7 @@ async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Sum
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.rows.append(row)
     summary.write(eval_config.out_dir)
-    assert row.n == len(episodes)
+    assert row.n == len(tasks) * eval_config.trials
 
 
 @pytest.mark.anyio

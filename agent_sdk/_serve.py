@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -189,7 +190,7 @@ async def _serve_vllm(
         handle, raw = tempfile.mkstemp(prefix="astra-vllm-", suffix=".log")
         os.close(handle)
         log_path = Path(raw)
-    command = vllm_command(python, model_dir, served_name=name, host=host, port=port, options=options)
+    command = _dies_with_parent(vllm_command(python, model_dir, served_name=name, host=host, port=port, options=options))
     base_url = f"http://{host}:{port}/v1"
     with log_path.open("ab") as log:
         process = await anyio.open_process(command, stdout=log, stderr=subprocess.STDOUT, env=vllm_env(options))
@@ -212,6 +213,16 @@ async def _serve_vllm(
             await _stop(process)
     if exited:
         raise ModelError(f"vLLM exited while serving (code {process.returncode}){_log_tail(log_path)}")
+
+
+def _dies_with_parent(command: list[str]) -> list[str]:
+    """`command` under `setpriv --pdeathsig TERM` where util-linux has it.
+
+    A SIGKILLed parent cannot stop its children; with the parent-death signal the kernel sends
+    vLLM the SIGTERM we would have, and vLLM shuts its engine process down as on a normal stop.
+    """
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", "--", *command] if setpriv else command
 
 
 async def _stop(process: anyio.abc.Process) -> None:

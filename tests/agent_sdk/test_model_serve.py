@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 
 from agent_sdk import ChatMessage, OpenAIChatModel, SamplingSettings
 from agent_sdk._embedded import EMBEDDED_MODEL_NAME
-from agent_sdk._serve import DEFAULT_VLLM_PYTHON, VllmOptions, find_vllm_python, serve_model, vllm_command
+from agent_sdk._serve import DEFAULT_VLLM_PYTHON, VllmOptions, find_vllm_python, free_port, serve_model, vllm_command
 from agent_sdk._serve_app import chat_app
 
 pytestmark = pytest.mark.anyio
@@ -164,3 +170,48 @@ async def test_serve_model_with_vllm_returns_structured_tool_calls():
     assert [m["id"] for m in models["data"]] == [EMBEDDED_MODEL_NAME]
     assert response.status_code == 200, response.text
     _assert_forecast_call(response.json())
+
+
+STAND_IN_VLLM = """#!{python}
+# Answers the vLLM probe and serves /v1/models, as far as `serve_model` looks.
+import http.server, os, sys
+if sys.argv[1:2] == ["-c"]:
+    sys.exit(0)
+open(os.environ["STAND_IN_PIDFILE"], "w").write(str(os.getpid()))
+class Ok(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'{{"data": []}}')
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 1])), Ok).serve_forever()
+"""
+
+
+async def test_vllm_child_dies_with_a_killed_parent(tmp_path, helpers):
+    python = tmp_path / "python"
+    python.write_text(STAND_IN_VLLM.format(python=sys.executable))
+    python.chmod(0o755)
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    pidfile = tmp_path / "pid"
+    port = free_port()
+    astra = subprocess.Popen(
+        [str(Path(sys.executable).parent / "astra"), "model", "serve", "--model", str(model), "--backend", "vllm",
+         "--python", str(python), "--port", str(port), "--timeout", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "STAND_IN_PIDFILE": str(pidfile)},
+    )  # fmt: skip
+    child = None
+    try:
+        with anyio.fail_after(60):
+            assert (await anyio.to_thread.run_sync(astra.stdout.readline)).strip() == f"http://127.0.0.1:{port}/v1"
+        child = int(pidfile.read_text())
+        astra.kill()
+        astra.wait()
+        await helpers.wait_until(lambda: not helpers.pid_alive(child), timeout_s=10)
+    finally:
+        astra.kill()
+        if child is not None and helpers.pid_alive(child):
+            os.kill(child, signal.SIGKILL)

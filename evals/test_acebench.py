@@ -54,22 +54,18 @@ def test_checker_rejects_wrong_values_extra_calls_and_calls_in_special_cases() -
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", NORMAL_CATEGORIES + SPECIAL_CATEGORIES)
 async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary: Summary) -> None:
-    if not eval_config.has_model:
-        pytest.skip("no model: pass --model-url to evaluate")
-    if not eval_config.wants("acebench", category):
-        pytest.skip("category not selected")
+    if reason := eval_config.skip_reason("acebench", category):
+        pytest.skip(reason)
     model = eval_config.chat_model()
     entries = load_category(category, limit=eval_config.limit)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
-    results = [(e, t, reply, verdict) for e, t, (reply, verdict) in played]
     out = eval_config.out_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text("".join(
         json.dumps({"id": e.id, "trial": t, "result": reply, "valid": v.ok, "error": v.error}, ensure_ascii=False) + "\n"
-        for e, t, reply, v in results))
-    errored = sum((v.error or "").startswith("model error") for *_, v in results)
-    row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(v.ok) for *_, v in results],
+        for e, t, (reply, v) in played))
+    errored = sum((v.error or "").startswith("model error") for *_, (_, v) in played)
+    row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(v.ok) for *_, (_, v) in played],
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
-    summary.rows.append(row)
-    summary.write(eval_config.out_dir)
+    summary.add(row, eval_config.out_dir)
     assert row.n == len(entries) * eval_config.trials

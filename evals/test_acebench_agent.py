@@ -178,23 +178,19 @@ async def test_multi_step_agent_alone_and_a_silent_agent_scores_zero() -> None:
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", AGENT_CATEGORIES)
 async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, summary: Summary) -> None:
-    if not eval_config.has_model:
-        pytest.skip("no model: pass --model-url to evaluate")
-    if not eval_config.wants("acebench", category):
-        pytest.skip("category not selected")
+    if reason := eval_config.skip_reason("acebench", category):
+        pytest.skip(reason)
     model = eval_config.chat_model()
     user = eval_config.chat_model(user=True) if category == "agent_multi_turn" else None
     entries = load_category(category, limit=eval_config.limit)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_agent_entry(entry, model, user))
-    results = [(t, o) for _, t, o in played]
     out = eval_config.out_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text(
-        "".join(json.dumps(o.record(t), ensure_ascii=False) + "\n" for t, o in results))
-    process = sum(o.process for _, o in results) / len(results)
-    row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(o.end_state_ok) for _, o in results],
+        "".join(json.dumps(o.record(t), ensure_ascii=False) + "\n" for _, t, o in played))
+    process = sum(o.process for *_, o in played) / len(played)
+    row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(o.end_state_ok) for *_, o in played],
                                    trials=eval_config.trials,
-                                   extra={"process_accuracy": process, "model_errors": float(sum(bool(o.error) for _, o in results))})
-    summary.rows.append(row)
-    summary.write(eval_config.out_dir)
+                                   extra={"process_accuracy": process, "model_errors": float(sum(bool(o.error) for *_, o in played))})
+    summary.add(row, eval_config.out_dir)
     assert row.n == len(entries) * eval_config.trials

@@ -81,10 +81,8 @@ async def test_result_files_are_accepted_by_bfcl_evaluate(tmp_path) -> None:
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", CATEGORIES)
 async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Summary) -> None:
-    if not eval_config.has_model:
-        pytest.skip("no model: pass --model-url to evaluate")
-    if not eval_config.wants("bfcl", category):
-        pytest.skip("category not selected")
+    if reason := eval_config.skip_reason("bfcl", category):
+        pytest.skip(reason)
     model = eval_config.chat_model()
     entries = load_entries(category, limit=eval_config.limit)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
@@ -100,6 +98,5 @@ async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Su
     row = BenchmarkRow.from_scores("BFCL-v3 multi-turn", category, summary.model,
                                    [float(v["valid"]) for *_, v in results], trials=eval_config.trials,
                                    extra={"model_errors": float(sum(bool(o.errors) for _, _, o, _ in results))})
-    summary.rows.append(row)
-    summary.write(eval_config.out_dir)
+    summary.add(row, eval_config.out_dir)
     assert row.n == len(entries) * eval_config.trials

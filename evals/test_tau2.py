@@ -69,10 +69,8 @@ async def test_user_tools_are_a_separate_server_and_solo_merges_them() -> None:
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("variant", [*DOMAINS, "telecom-solo"])
 async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Summary) -> None:
-    if not eval_config.has_model:
-        pytest.skip("no model: pass --model-url to evaluate")
-    if not eval_config.wants("tau2", variant):
-        pytest.skip("category not selected")
+    if reason := eval_config.skip_reason("tau2", variant):
+        pytest.skip(reason)
     domain, solo = variant.removesuffix("-solo"), variant.endswith("-solo")
     tasks = load_tasks(domain)
     if solo:
@@ -81,16 +79,14 @@ async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Sum
     agent, user = eval_config.chat_model(), eval_config.chat_model(user=True)
     played = await play_trials(tasks, eval_config.trials,
                                lambda task: play_task(domain, task, agent, None if solo else user, solo_mode=solo))
-    results = [(k, o) for _, k, o in played]
-    simulations = [{**o.simulation, "trial": k} for k, o in results]
+    simulations = [{**o.simulation, "trial": k} for _, k, o in played]
     write_results(eval_config.out_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
                   agent=agent.name, user=None if solo else user.name, trials=eval_config.trials, solo_mode=solo,
                   max_exchanges=30)
-    errored = sum(o.termination in {"agent_error", "user_error"} for _, o in results)
-    row = BenchmarkRow.from_scores("tau2-bench", variant, summary.model, [o.reward for _, o in results],
+    errored = sum(o.termination in {"agent_error", "user_error"} for *_, o in played)
+    row = BenchmarkRow.from_scores("tau2-bench", variant, summary.model, [o.reward for *_, o in played],
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
-    summary.rows.append(row)
-    summary.write(eval_config.out_dir)
+    summary.add(row, eval_config.out_dir)
     assert row.n == len(tasks) * eval_config.trials
 
 

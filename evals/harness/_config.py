@@ -47,6 +47,14 @@ class EvalConfig(BaseModel):
             return True
         return any(sel in {benchmark, f"{benchmark}:{category}"} for sel in self.categories)
 
+    def skip_reason(self, benchmark: str, category: str) -> str | None:
+        """Why a model test of `benchmark:category` does not run (no model, not selected), or None."""
+        if not self.has_model:
+            return "no model: pass --model-url to evaluate"
+        if not self.wants(benchmark, category):
+            return "category not selected"
+        return None
+
     def chat_model(self, *, user: bool = False) -> ChatModel:
         """The evaluated model (or the simulated user's), built from the options.
 

@@ -90,6 +90,11 @@ class Summary(BaseModel):
     references: list[ReferenceRow] = Field(default_factory=lambda: list(REFERENCE_ROWS))
     notes: list[str] = Field(default_factory=list)
 
+    def add(self, row: BenchmarkRow, directory: Path) -> None:
+        """Add `row` and rewrite the summary files in `directory` (a run's rows add up as tests finish)."""
+        self.rows.append(row)
+        self.write(directory)
+
     def markdown(self) -> str:
         """A markdown table per benchmark: this model's rows, then the reference rows."""
         lines = [f"# Evaluation of `{self.model}`", ""]

@@ -24,7 +24,6 @@ from pydantic import BaseModel, Field, ValidationError
 from mcp_servers import GoldenCall, ToolSpec, canonical_json
 from synth.core import format_validation_error
 
-Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
 _NO_DEPENDENCY = {"", "null", "none", "[]"}
 _JSON_NAMES = {"true": True, "false": False, "null": None}
 
@@ -218,23 +217,6 @@ def parse_call_statement(statement: str, tools: Mapping[str, ToolSpec]) -> Golde
     return GoldenCall(tool=tool.name, arguments=arguments)
 
 
-def rejection(row: Mapping[str, Any], min_verify_score: float | None) -> Defect | None:
-    """Why ASTRA's step 4 would skip this row (`tool_necessity_legitimacy` false, or a
-    `verify_result.score` under the threshold), or None."""
-    if row.get("tool_necessity_legitimacy") in (False, "false", "False"):
-        return Defect(code="tool_necessity_illegitimate", message="tool_necessity_legitimacy is false: ASTRA skips this row")
-    verdict = decode(row.get("verify_result"))
-    score = verdict.get("score") if isinstance(verdict, dict) else None
-    if min_verify_score is not None and score is not None:
-        try:
-            low = float(score) < min_verify_score
-        except (TypeError, ValueError):
-            return Defect(code="verify_score_low", message=f"verify_result.score {score!r} is not a number")
-        if low:
-            return Defect(code="verify_score_low", message=f"verify_result.score {score} is below {min_verify_score}")
-    return None
-
-
 def _add_tool(tools: dict[str, ParsedTool], tool: ParsedTool, defects: list[Defect], where: str) -> None:
     """Keep the first tool of a name; a second one that differs is a `duplicate_tool_name`."""
     first = tools.get(tool.spec.name)
@@ -393,16 +375,3 @@ def dependency_order(subtasks: list[ParsedSubtask]) -> list[ParsedSubtask]:
         done.add(ready.id)
         order.append(ready)
     return order
-
-
-def scenario_of(subtasks: list[ParsedSubtask]) -> Scenario:
-    """The task's scenario from the DAG's shape: hops in sequence, side by side, or both."""
-    if len(subtasks) == 1:
-        return "single_hop"
-    if not any(s.depends_on for s in subtasks):
-        return "parallel_single_hop"
-    level: dict[str, int] = {}
-    for s in dependency_order(subtasks):
-        level[s.id] = 1 + max((level.get(d, 0) for d in s.depends_on), default=0)
-    widths = [list(level.values()).count(v) for v in set(level.values())]
-    return "parallel_multi_hop" if max(widths) > 1 else "multi_hop"

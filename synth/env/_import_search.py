@@ -24,9 +24,24 @@ from typing import Any
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task, ToolOutcome, answer_in_output
+from mcp_servers import (
+    Environment,
+    GoldenCall,
+    Sandbox,
+    Source,
+    Subtask,
+    Task,
+    ToolOutcome,
+    answer_in_output,
+)
 from synth.env._code import CodeProblem, check_code, render_module
-from synth.env._import_formats import Defect, ParsedRow, ParsedSubtask, ParsedTool, dependency_order
+from synth.env._import_formats import (
+    Defect,
+    ParsedRow,
+    ParsedSubtask,
+    ParsedTool,
+    dependency_order,
+)
 
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|(?<!\w)\'([^\'\n]+)\'(?!\w)|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\b\d{1,2}:\d{2}\b")
@@ -37,9 +52,7 @@ _WORD = re.compile(r"[^\W\d_][\w\-]{2,}")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,12}")
 _CJK_PARTICLES = re.compile(r"[的是在了和吗呢与及或把被对从到为]")
 _STOPWORDS = frozenset(
-    "a an the of in on at for to by with from and or is are was were be been what which who whom whose when where why how "
-    "does do did can could would should will shall may might this that these those it its there their his her my your our "
-    "me tell give find show list get please about into than then also any some much many".split()
+    ["a", "an", "the", "of", "in", "on", "at", "for", "to", "by", "with", "from", "and", "or", "is", "are", "was", "were", "be", "been", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did", "can", "could", "would", "should", "will", "shall", "may", "might", "this", "that", "these", "those", "it", "its", "there", "their", "his", "her", "my", "your", "our", "me", "tell", "give", "find", "show", "list", "get", "please", "about", "into", "than", "then", "also", "any", "some", "much", "many"]
 )
 _DATE_HINTS = ("date", "day", "time", "when", "start", "end", "from", "until")
 _ID_HINTS = ("id", "code", "number", "no", "num", "ref", "key", "sku", "zip", "postal")
@@ -262,10 +275,12 @@ async def _search(
                 return None, [Defect(code="nondeterministic", subtask_id=sub.id, tool=call.tool,
                                      message=f"{call.tool}({args}) returned the answer once, then {again.text[:200]!r} in a fresh session")]
     tried = runner.calls - start
-    unstable = dict((n, m) for n, m in static.items() if n in {t.spec.name for t in tools})
+    unstable = {n: why for n, why in static.items() if n in {t.spec.name for t in tools}}
     for name, (call, text) in first_ok.items():
+        if name in unstable:
+            continue
         again = await runner.run(prefix, call)
-        if name not in unstable and (not again.ok or again.text != text):
+        if not again.ok or again.text != text:
             unstable[name] = f"{name}({call.arguments}) returned {text[:120]!r}, then {again.text[:120]!r} in a fresh session"
     if unstable:
         problems = [Defect(code="nondeterministic", tool=name, message=why) for name, why in unstable.items()]

@@ -14,6 +14,7 @@ listed, and only rows without defects whose environment passes `verify` are writ
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,12 +23,21 @@ from pydantic import BaseModel, Field, ValidationError
 from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task
 from synth.core import format_validation_error, read_jsonl
 from synth.env._assemble import verify_env, write_env
-from synth.env._import_formats import Defect, ParsedRow, RowError, parse_row, rejection, scenario_of
+from synth.env._import_formats import (
+    Defect,
+    ParsedRow,
+    ParsedSubtask,
+    RowError,
+    decode,
+    dependency_order,
+    parse_row,
+)
 from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module
 from synth.env._judge import detect_language
 
-__all__ = ["Defect", "ImportRecord", "import_envs", "import_row"]
+__all__ = ["Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
 
+Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
 _FORMAT_NAMES = {"pipeline": "env_synthesis pipeline", "rl": "RL"}
 
 
@@ -43,6 +53,36 @@ class ImportRecord(BaseModel):
     found_calls: dict[str, GoldenCall] = Field(
         default_factory=dict, description="Golden calls established by running the row's tools, by subtask id."
     )
+
+
+def rejection(row: Mapping[str, Any], min_verify_score: float | None) -> Defect | None:
+    """Why ASTRA's step 4 would skip this row (`tool_necessity_legitimacy` false, or a
+    `verify_result.score` under the threshold), or None."""
+    if row.get("tool_necessity_legitimacy") in (False, "false", "False"):
+        return Defect(code="tool_necessity_illegitimate", message="tool_necessity_legitimacy is false: ASTRA skips this row")
+    verdict = decode(row.get("verify_result"))
+    score = verdict.get("score") if isinstance(verdict, dict) else None
+    if min_verify_score is not None and score is not None:
+        try:
+            low = float(score) < min_verify_score
+        except (TypeError, ValueError):
+            return Defect(code="verify_score_low", message=f"verify_result.score {score!r} is not a number")
+        if low:
+            return Defect(code="verify_score_low", message=f"verify_result.score {score} is below {min_verify_score}")
+    return None
+
+
+def scenario_of(subtasks: list[ParsedSubtask]) -> Scenario:
+    """The task's scenario from the DAG's shape: hops in sequence, side by side, or both."""
+    if len(subtasks) == 1:
+        return "single_hop"
+    if not any(s.depends_on for s in subtasks):
+        return "parallel_single_hop"
+    level: dict[str, int] = {}
+    for s in dependency_order(subtasks):
+        level[s.id] = 1 + max((level.get(d, 0) for d in s.depends_on), default=0)
+    widths = [list(level.values()).count(v) for v in set(level.values())]
+    return "parallel_multi_hop" if max(widths) > 1 else "multi_hop"
 
 
 def _final_answer(parsed: ParsedRow) -> str:

@@ -5,8 +5,8 @@ the sub-question text (quoted spans, dates, ids, numbers, names, words), the ans
 subtasks it depends on, and the schema (enums, consts, defaults, booleans); it calls each tool
 with assignments of them in a fresh sandbox session (after replaying the golden calls made
 before it, so stateful tools see the state their call would see), and keeps the first call
-whose output contains the answer (`mcp_servers.answer_in_output`) — and only if a replay in
-another fresh session returns the same output.
+whose output contains the answer (`mcp_servers.answer_in_output`) while its arguments do not
+(an echo proves nothing) — and only if a replay in another fresh session returns the same output.
 
 Outcomes reported per subtask: a call reached the answer but its replay differs
 (`nondeterministic`); no call reached it and a tool's output changes between sessions or its
@@ -17,6 +17,7 @@ subtask: the answer cannot be reproduced); no call reached it otherwise (`golden
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -45,7 +46,7 @@ from synth.env._import_formats import (
 
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|(?<!\w)\'([^\'\n]+)\'(?!\w)|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\b\d{1,2}:\d{2}\b")
-_ID = re.compile(r"[A-Za-z0-9][\w\-/.#]*[A-Za-z0-9]|\d")
+_ID = re.compile(r"[A-Za-z0-9][\w\-/.#]*[A-Za-z0-9]|\d", re.ASCII)
 _NAME = re.compile(r"[A-Z][\w\-&.]*(?:['’]s)?(?:\s+[A-Z][\w\-&.]*(?:['’]s)?)*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _WORD = re.compile(r"[^\W\d_][\w\-]{2,}")
@@ -94,7 +95,10 @@ def text_values(text: str) -> list[str]:
         if words:
             names.append(" ".join(words))
             names += words if len(words) > 1 else []
-    cjk = [part for run in _CJK_RUN.findall(text) for part in [run, *_CJK_PARTICLES.split(run)] if len(part) >= 2]
+    cjk: list[str] = []
+    for run in _CJK_RUN.findall(text):  # no word boundaries: the run, its parts between particles, then its 2-4 character spans
+        cjk += [run, *(p for p in _CJK_PARTICLES.split(run) if len(p) >= 2)]
+        cjk += [run[i : i + n] for n in (2, 3, 4) for i in range(len(run) - n + 1)]
     words = [w for w in _WORD.findall(text) if w.casefold() not in _STOPWORDS]
     pairs = [f"{a} {b}" for a, b in itertools.pairwise(words)]
     return _unique([s.strip() for s in [*quoted, *dates, *ids, *names, *_NUMBER.findall(text), *cjk, *words, *pairs]])
@@ -259,6 +263,7 @@ async def _search(
     texts = text_values(sub.question)
     start = runner.calls
     first_ok: dict[str, tuple[GoldenCall, str]] = {}
+    first_error: dict[str, str] = {}
     for tool in tools:
         for args in assignments(tool.spec.input_schema, deps, texts, limits):
             if runner.calls - start >= limits.max_calls:
@@ -266,9 +271,11 @@ async def _search(
             call = GoldenCall(tool=tool.spec.name, arguments=args)
             outcome = await runner.run(prefix, call)
             if not outcome.ok:
+                first_error.setdefault(tool.spec.name, outcome.text)
                 continue
             first_ok.setdefault(tool.spec.name, (call, outcome.text))
-            if answer_in_output(sub.answer, outcome.text):
+            # an output that only echoes an argument holding the answer proves nothing about the tool
+            if answer_in_output(sub.answer, outcome.text) and not answer_in_output(sub.answer, json.dumps(args, ensure_ascii=False)):
                 again = await runner.run(prefix, call)
                 if again.ok and again.text == outcome.text:
                     return call, []
@@ -287,5 +294,6 @@ async def _search(
         return None, [*problems, Defect(code="answer_missing", subtask_id=sub.id, message=f"answer {sub.answer!r} is in no output of "
                                           f"{tried} calls and cannot be reproduced: {', '.join(unstable)} output changes between sessions")]
     where = f"{tried} calls of {', '.join(t.spec.name for t in tools)}" if tried else "no valid call could be formed"
+    failing = "".join(f"; every call of {n} failed, first: {e[:200]!r}" for n, e in first_error.items() if n not in first_ok)
     return None, [Defect(code="golden_call_missing", subtask_id=sub.id, message=f"answer {sub.answer!r}: no call reaches it ({where}; "
-                         "values from the sub-question, its dependencies' answers and the schemas)")]
+                         f"values from the sub-question, its dependencies' answers and the schemas){failing}")]

@@ -103,6 +103,31 @@ async def test_defects_are_reported_per_row_instead_of_dropped_or_repaired(tmp_p
                                        "subtask_id": None, "tool": "pass_lookup"}
 
 
+def city_tool(name: str, code: str, qa: dict) -> dict:
+    schema = {"type": "function", "function": {"name": name, "description": "Look up a city.",
+              "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+    first = next(iter(qa.values()))
+    return rl_row(query=first.get("question") or first["sub_question"], tool_schema=[schema], tool_dict={name: code}, sub_qa_dict=qa)
+
+
+@pytest.mark.anyio
+async def test_search_reads_chinese_sub_questions_and_refuses_echoes_and_reports_broken_code(tmp_path, sandbox):
+    weather = "WEATHER = {'北京': '晴，26°C'}\n\ndef city_weather(city):\n    return {'weather': WEATHER.get(city, '未知城市')}"
+    echo = "def city_card(city):\n    return {'city': city, 'note': 'no data'}"
+    inp = write_jsonl(
+        tmp_path / "rows.jsonl",
+        city_tool("city_weather", weather, {"1": {"sub_question": "北京今天的天气怎么样？", "sub_answer": "晴，26°C", "dependency": ""}}),
+        city_tool("city_card", echo, {"1": {"question": "Tell me what Lisbon is known for.", "answer": "Lisbon", "dependency": None}}),
+        city_tool("city_card", "def city_card(city:\n    pass", {"1": {"question": "What is Lisbon's area?", "answer": "100 km2"}}),
+    )
+    records = by_line(await import_envs([inp], tmp_path / "out", sandbox=sandbox))
+    assert records[1].passed and records[1].found_calls["1"].arguments == {"city": "北京"}, records[1].defects
+    assert load_env(tmp_path / "out" / "envs" / records[1].env_id).spec.language == "zh"
+    assert codes(records[2]) == {"golden_call_missing"}  # city_card("Lisbon") contains "Lisbon" only because it was given it
+    (broken,) = records[3].defects
+    assert broken.code == "golden_call_missing" and "every call of city_card failed" in broken.message
+
+
 @pytest.mark.anyio
 async def test_the_search_stays_within_its_call_budget(tmp_path, sandbox):
     row = rl_row(sub_qa_dict={"1": {"question": "What is Ana Ruiz's pass id for 2025-10-02?", "answer": "MP-9999", "dependency": []}})

@@ -228,11 +228,19 @@ def _add_tool(tools: dict[str, ParsedTool], tool: ParsedTool, defects: list[Defe
                               message=f"{where} defines {tool.spec.name!r} twice with a different {what}; only the first would be served"))
 
 
+def _id(value: Any, where: str) -> str:
+    try:
+        return node_id(value)
+    except ValueError as exc:
+        raise RowError(f"{where}: {exc}") from exc
+
+
 def _rl_entries(raw: Any) -> list[tuple[str, dict[str, Any]]]:
     if isinstance(raw, dict):
-        items = [(node_id(k), v) for k, v in raw.items()]
+        items = [(_id(k, "sub_qa_dict"), v) for k, v in raw.items()]
     elif isinstance(raw, list):
-        items = [(node_id(v.get("id", v.get("_uuid", i))) if isinstance(v, dict) else str(i), v) for i, v in enumerate(raw, 1)]
+        items = [(_id(v.get("id", v.get("_uuid", i)), f"sub_qa_dict[{i - 1}].id") if isinstance(v, dict) else str(i), v)
+                 for i, v in enumerate(raw, 1)]
     else:
         raise RowError("sub_qa_dict: expected an object keyed by sub-question index, or a list")
     for key, value in items:
@@ -295,14 +303,14 @@ def _parse_pipeline(row: Mapping[str, Any], query: str) -> ParsedRow:
     trace, results = decode(row.get("decomposition_trace")), decode(row.get("env_result")) or {}
     if not isinstance(trace, list) or not isinstance(results, dict):
         raise RowError("a pipeline row needs decomposition_trace (a list) and env_result (an object keyed by _uuid)")
-    results = {node_id(k): v for k, v in results.items()}
+    results = {_id(k, "env_result"): v for k, v in results.items()}
     defects: list[Defect] = []
     tools: dict[str, ParsedTool] = {}
     nodes: list[tuple[ParsedSubtask, str | None]] = []
     for i, node in enumerate(trace, 1):
         if not isinstance(node, dict):
             raise RowError(f"decomposition_trace[{i - 1}]: expected an object")
-        key = node_id(node.get("_uuid", node.get("uuid", i)))
+        key = _id(node.get("_uuid", node.get("uuid", i)), f"decomposition_trace[{i - 1}]._uuid")
         sub = _subtask(key, node, f"decomposition_trace[{i - 1}]")
         entry = decode(results.get(key))
         necessity = node.get("tool_necessity")

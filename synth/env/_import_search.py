@@ -201,16 +201,32 @@ def _probe_env(row: ParsedRow) -> Environment:
     )
 
 
+def _calls(tool: ParsedTool, deps: Sequence[str], texts: Sequence[str], limits: SearchLimits) -> Iterator[GoldenCall]:
+    for args in assignments(tool.spec.input_schema, deps, texts, limits):
+        yield GoldenCall(tool=tool.spec.name, arguments=args)
+
+
+def _round_robin(streams: Sequence[Iterator[GoldenCall]]) -> Iterator[GoldenCall]:
+    """The best candidate of every tool, then the second best of every tool, ...: one tool
+    with many parameters cannot spend the whole budget before the others are tried."""
+    active = list(streams)
+    while active:
+        for stream in list(active):
+            call = next(stream, None)
+            if call is None:
+                active.remove(stream)
+            else:
+                yield call
+
+
 class _Runner:
     """Runs calls of one row's tools, each in a fresh session after replaying a prefix."""
 
     def __init__(self, env: Environment, sandbox: Sandbox) -> None:
         self.env = env
         self.sandbox = sandbox
-        self.calls = 0
 
     async def run(self, prefix: Sequence[GoldenCall], call: GoldenCall) -> ToolOutcome:
-        self.calls += 1
         async with await self.sandbox.open_session(self.env) as session:
             for earlier in prefix:
                 await session.call(earlier.tool, earlier.arguments)
@@ -261,27 +277,24 @@ async def _search(
 ) -> tuple[GoldenCall | None, list[Defect]]:
     tools = [t for t in row.tools if t.spec.name == sub.tool] if sub.tool else sorted(row.tools, key=lambda t: _relevance(t, sub.question))
     texts = text_values(sub.question)
-    start = runner.calls
+    streams = [_calls(t, deps, texts, limits) for t in tools]
     first_ok: dict[str, tuple[GoldenCall, str]] = {}
     first_error: dict[str, str] = {}
-    for tool in tools:
-        for args in assignments(tool.spec.input_schema, deps, texts, limits):
-            if runner.calls - start >= limits.max_calls:
-                break
-            call = GoldenCall(tool=tool.spec.name, arguments=args)
-            outcome = await runner.run(prefix, call)
-            if not outcome.ok:
-                first_error.setdefault(tool.spec.name, outcome.text)
-                continue
-            first_ok.setdefault(tool.spec.name, (call, outcome.text))
-            # an output that only echoes an argument holding the answer proves nothing about the tool
-            if answer_in_output(sub.answer, outcome.text) and not answer_in_output(sub.answer, json.dumps(args, ensure_ascii=False)):
-                again = await runner.run(prefix, call)
-                if again.ok and again.text == outcome.text:
-                    return call, []
-                return None, [Defect(code="nondeterministic", subtask_id=sub.id, tool=call.tool,
-                                     message=f"{call.tool}({args}) returned the answer once, then {again.text[:200]!r} in a fresh session")]
-    tried = runner.calls - start
+    tried = 0
+    for call in itertools.islice(_round_robin(streams), limits.max_calls):
+        tried += 1
+        outcome = await runner.run(prefix, call)
+        if not outcome.ok:
+            first_error.setdefault(call.tool, outcome.text)
+            continue
+        first_ok.setdefault(call.tool, (call, outcome.text))
+        # an output that only echoes an argument holding the answer proves nothing about the tool
+        if answer_in_output(sub.answer, outcome.text) and not answer_in_output(sub.answer, json.dumps(call.arguments, ensure_ascii=False)):
+            again = await runner.run(prefix, call)
+            if again.ok and again.text == outcome.text:
+                return call, []
+            return None, [Defect(code="nondeterministic", subtask_id=sub.id, tool=call.tool,
+                                 message=f"{call.tool}({call.arguments}) returned the answer once, then {again.text[:200]!r} in a fresh session")]
     unstable = {n: why for n, why in static.items() if n in {t.spec.name for t in tools}}
     for name, (call, text) in first_ok.items():
         if name in unstable:

@@ -114,6 +114,8 @@ def test_rl_row_defects_are_reported_not_repaired():
         (rl_row(sub_qa_dict={"1": {"question": Q1}}), "sub_qa_dict[1]"),
         (rl_row(sub_qa_dict={"1": {"question": Q1, "answer": "x", "dependency": {"a": 1}}}), "dependency"),
         (pipeline_row(decomposition_trace="nope"), "decomposition_trace"),
+        (pipeline_row(decomposition_trace=[{"_uuid": True, "sub_question": "q", "sub_answer": "a"}]), "decomposition_trace[0]._uuid"),
+        (pipeline_row(env_result={"": None}), "env_result"),
     ],
 )
 def test_unreadable_rows_name_the_field(row, field):

@@ -129,10 +129,20 @@ async def test_search_reads_chinese_sub_questions_and_refuses_echoes_and_reports
 
 
 @pytest.mark.anyio
-async def test_the_search_stays_within_its_call_budget(tmp_path, sandbox):
-    row = rl_row(sub_qa_dict={"1": {"question": "What is Ana Ruiz's pass id for 2025-10-02?", "answer": "MP-9999", "dependency": []}})
-    (record,) = await import_envs([write_jsonl(tmp_path / "r.jsonl", row)], tmp_path / "out", sandbox=sandbox, limits=SearchLimits(max_calls=5))
-    assert codes(record) == {"golden_call_missing"} and "5 calls" in record.defects[0].message
+async def test_the_search_stays_within_its_call_budget_and_shares_it_between_tools(tmp_path, sandbox):
+    q1 = {"question": "What is Ana Ruiz's pass id for 2025-10-02?", "answer": "MP-9999", "dependency": []}
+    unreachable = rl_row(sub_qa_dict={"1": q1})
+    # a tool that looks more relevant and takes three strings: it must not spend the whole budget alone
+    wide = {"type": "function", "function": {"name": "pass_search", "description": "Find a visitor's pass id by name, date and city.",
+            "parameters": {"type": "object", "properties": {k: {"type": "string"} for k in ("name", "date", "city")},
+                           "required": ["name", "date", "city"]}}}
+    shared = rl_row(tool_schema=[wide, PASS_LOOKUP], tool_dict={"pass_search": "def pass_search(name, date, city):\n    return []",
+                                                                "pass_lookup": rl_row()["tool_dict"]["pass_lookup"]},
+                    sub_qa_dict={"1": {**q1, "answer": "MP-2231"}})
+    inp = write_jsonl(tmp_path / "r.jsonl", unreachable, shared)
+    records = by_line(await import_envs([inp], tmp_path / "out", sandbox=sandbox, limits=SearchLimits(max_calls=6)))
+    assert codes(records[1]) == {"golden_call_missing"} and "6 calls" in records[1].defects[0].message
+    assert records[2].found_calls["1"].tool == "pass_lookup", records[2].defects
 
 
 @pytest.mark.anyio

@@ -20,9 +20,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task
+from mcp_servers import (
+    Environment,
+    GoldenCall,
+    Sandbox,
+    Source,
+    Subtask,
+    Task,
+    verify_env,
+)
 from synth.core import format_validation_error, read_jsonl
-from synth.env._assemble import verify_env, write_env
+from synth.env._assemble import write_env
 from synth.env._import_formats import (
     Defect,
     ParsedRow,

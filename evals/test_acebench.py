@@ -13,9 +13,14 @@ from harness.acebench import (
     acebench_dir,
     check_output,
     load_category,
+    parse_calls,
     play_entry,
     render_answer,
+    system_prompt,
 )
+from scripted import ScriptedModel
+
+from agent_sdk import ModelError
 
 pytestmark = pytest.mark.skipif(
     not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
@@ -69,3 +74,38 @@ async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.add(row, eval_config.out_dir)
     assert row.n == len(entries) * eval_config.trials
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("category", ["normal_single_turn_parallel_function", "normal_preference", "special_irrelevant"])
+async def test_play_entry_shows_the_prompt_and_hands_the_reply_to_the_checker(category: str) -> None:
+    entry = load_category(category, limit=1)[0]
+    answer = render_answer(category, entry.ground_truth, entry.functions)
+    model = ScriptedModel(lambda messages, tools: answer)
+    reply, verdict = await play_entry(entry, model)
+    assert reply == answer and verdict.ok, verdict.error
+    (messages, offered), = model.requests
+    assert [(m.role, m.content) for m in messages] == [("system", system_prompt(entry)), ("user", entry.question)]
+    assert offered == [] and json.dumps(entry.functions, ensure_ascii=False) in messages[0].content
+    if entry.profile:
+        assert entry.profile in messages[0].content
+
+
+@pytest.mark.anyio
+async def test_play_entry_fails_a_wrong_call_a_missing_call_and_a_model_error() -> None:
+    entry = load_category("normal_single_turn_parallel_function", limit=1)[0]
+    answer = render_answer(entry.category, entry.ground_truth, entry.functions)
+    calls = parse_calls(answer)
+    assert calls and len(calls) > 1
+    (name, args), *_ = calls
+    first = f"[{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})]"
+    _, fewer = await play_entry(entry, ScriptedModel(lambda messages, tools: first))
+    assert not fewer.ok and fewer.error
+    _, prose = await play_entry(entry, ScriptedModel(lambda messages, tools: "I would call the functions."))
+    assert not prose.ok
+
+    def broken(messages, tools):
+        raise ModelError("context length exceeded")
+
+    reply, failed = await play_entry(entry, ScriptedModel(broken))
+    assert reply == "" and not failed.ok and failed.error == "model error: context length exceeded"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -24,7 +23,7 @@ from harness.acebench import (
     replay_gold_paths,
 )
 
-from agent_sdk import ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
+from scripted import ScriptedModel, tool_calls
 
 pytestmark = pytest.mark.skipif(
     not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
@@ -42,19 +41,6 @@ NOT_REPRODUCED = {
 }
 
 
-class ScriptedModel:
-    """A `ChatModel` answering from a callable (messages, tools) -> message or text."""
-
-    def __init__(self, script: Callable[[list[ChatMessage], list[dict[str, Any]]], ChatMessage | str]) -> None:
-        self.script = script
-
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None = None, *,
-                       settings: SamplingSettings | None = None) -> ModelResponse:
-        reply = self.script(list(messages), list(tools or []))
-        message = ChatMessage(role="assistant", content=reply) if isinstance(reply, str) else reply
-        return ModelResponse(message=message, usage=Usage(prompt_tokens=1, completion_tokens=1, requests=1))
-
-
 def _gold_calls(entry) -> list[tuple[str, dict[str, Any]]]:
     return [call for milestone in gold_paths(entry)[0] for call in parse_milestone(milestone)[0]]
 
@@ -63,12 +49,9 @@ def _gold_agent(entry) -> ScriptedModel:
     """An agent that makes the entry's gold calls one per step, then answers."""
     calls = _gold_calls(entry)
 
-    def script(messages: list[ChatMessage], tools: list[dict[str, Any]]) -> ChatMessage | str:
+    def script(messages, tools):
         made = sum(len(m.tool_calls or []) for m in messages if m.role == "assistant")
-        if made < len(calls):
-            name, args = calls[made]
-            return ChatMessage(role="assistant", tool_calls=[ToolCall(id=f"c{made}", name=name, arguments=args)])
-        return "All done."
+        return tool_calls(calls[made], prefix=f"c{made}") if made < len(calls) else "All done."
 
     return ScriptedModel(script)
 
@@ -169,7 +152,8 @@ async def test_multi_turn_with_simulated_user_over_mcp() -> None:
 async def test_multi_step_agent_alone_and_a_silent_agent_scores_zero() -> None:
     entry = load_category("agent_multi_step")[2]
     outcome = await play_agent_entry(entry, _gold_agent(entry))
-    assert outcome.end_state_ok and outcome.process == 1.0
+    assert outcome.calls == [{"name": name, "arguments": args, "ok": True} for name, args in _gold_calls(entry)]
+    assert outcome.end_state_ok and outcome.process == 1.0 and outcome.mismatches == []
     idle = await play_agent_entry(entry, ScriptedModel(lambda messages, tools: "I cannot help."))
     assert not idle.end_state_ok and idle.process == 0.0 and idle.mismatches
 

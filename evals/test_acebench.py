@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.acebench import (
     NORMAL_CATEGORIES,
@@ -58,13 +58,13 @@ def test_checker_rejects_wrong_values_extra_calls_and_calls_in_special_cases() -
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", NORMAL_CATEGORIES + SPECIAL_CATEGORIES)
-async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_acebench(category: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
     if reason := eval_config.skip_reason("acebench", category):
         pytest.skip(reason)
-    model = eval_config.chat_model()
-    entries = load_category(category, limit=eval_config.limit)
+    model = eval_models.chat_model()
+    entries = eval_config.select("acebench", category, load_category(category), lambda entry: entry.id)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
-    out = eval_config.out_dir / "acebench"
+    out = eval_config.results_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text("".join(
         json.dumps({"id": e.id, "trial": t, "result": reply, "valid": v.ok, "error": v.error}, ensure_ascii=False) + "\n"

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.acebench import (
     AGENT_CATEGORIES,
@@ -161,14 +161,15 @@ async def test_multi_step_agent_alone_and_a_silent_agent_scores_zero() -> None:
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", AGENT_CATEGORIES)
-async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, eval_models: EvalModels,
+                                       summary: Summary) -> None:
     if reason := eval_config.skip_reason("acebench", category):
         pytest.skip(reason)
-    model = eval_config.chat_model()
-    user = eval_config.chat_model(user=True) if category == "agent_multi_turn" else None
-    entries = load_category(category, limit=eval_config.limit)
+    model = eval_models.chat_model()
+    user = eval_models.chat_model(user=True) if category == "agent_multi_turn" else None
+    entries = eval_config.select("acebench", category, load_category(category), lambda entry: entry.id)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_agent_entry(entry, model, user))
-    out = eval_config.out_dir / "acebench"
+    out = eval_config.results_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text(
         "".join(json.dumps(o.record(t), ensure_ascii=False) + "\n" for _, t, o in played))

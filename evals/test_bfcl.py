@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.bfcl import (
     CATEGORIES,
@@ -90,14 +90,14 @@ async def test_result_files_are_accepted_by_bfcl_evaluate(tmp_path) -> None:
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", CATEGORIES)
-async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_bfcl(category: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
     if reason := eval_config.skip_reason("bfcl", category):
         pytest.skip(reason)
-    model = eval_config.chat_model()
-    entries = load_entries(category, limit=eval_config.limit)
+    model = eval_models.chat_model()
+    entries = eval_config.select("bfcl", category, load_entries(category), lambda entry: entry.id)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
     results = [(e, t, o, score_entry(e, o.turns)) for e, t, o in played]
-    out = eval_config.out_dir / "bfcl"
+    out = eval_config.results_dir / "bfcl"
     for trial in range(eval_config.trials):
         rows = [o.result_row() for e, t, o, _ in results if t == trial]
         write_result_file(out / f"trial{trial}" / "result", category, rows)
@@ -145,7 +145,7 @@ async def test_play_entry_hands_the_checker_each_steps_calls(category: str) -> N
     if category == "multi_turn_miss_func":
         (reveal, docs), = entry.missed_function.items()
         held_out = {d["name"] for d in docs}
-        first_user = [i for i, (messages, _) in enumerate(model.requests) if user_turn(messages) == int(reveal)][0]
+        first_user = next(i for i, (messages, _) in enumerate(model.requests) if user_turn(messages) == int(reveal))
         assert not held_out & set(model.requests[first_user - 1][1])
         assert held_out <= set(model.requests[first_user][1])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold, write_results
 from scripted import ScriptedModel, calls_this_turn, tool_calls, user_turn
@@ -69,19 +69,19 @@ async def test_user_tools_are_a_separate_server_and_solo_merges_them() -> None:
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("variant", [*DOMAINS, "telecom-solo"])
-async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_tau2(variant: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
     if reason := eval_config.skip_reason("tau2", variant):
         pytest.skip(reason)
     domain, solo = variant.removesuffix("-solo"), variant.endswith("-solo")
     tasks = load_tasks(domain)
     if solo:
         tasks = [t for t in tasks if getattr(t, "ticket", None)]
-    tasks = tasks[: eval_config.limit] if eval_config.limit else tasks
-    agent, user = eval_config.chat_model(), eval_config.chat_model(user=True)
+    tasks = eval_config.select("tau2", variant, tasks, lambda task: task.id)
+    agent, user = eval_models.chat_model(), eval_models.chat_model(user=True)
     played = await play_trials(tasks, eval_config.trials,
                                lambda task: play_task(domain, task, agent, None if solo else user, solo_mode=solo))
     simulations = [{**o.simulation, "trial": k} for _, k, o in played]
-    write_results(eval_config.out_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
+    write_results(eval_config.results_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
                   agent=agent.name, user=None if solo else user.name, trials=eval_config.trials, solo_mode=solo,
                   max_exchanges=30)
     errored = sum(o.termination in {"agent_error", "user_error"} for *_, o in played)

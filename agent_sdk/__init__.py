@@ -20,7 +20,7 @@ from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
 from agent_sdk._toolbox import Toolbox, ToolInfo, ToolResult
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
-from agent_sdk.exceptions import AgentSdkError, ModelError, ModelHTTPError, ToolboxError, UserError
+from agent_sdk.exceptions import AgentSdkError, ContextOverflowError, ModelError, ModelHTTPError, ToolboxError, UserError
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -29,6 +29,7 @@ __all__ = [
     "ArgumentRepair",
     "ChatMessage",
     "ChatModel",
+    "ContextOverflowError",
     "McpServer",
     "ModelError",
     "ModelHTTPError",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import agent_sdk
 
 CORE = {
-    "DEFAULT_SYSTEM_PROMPT", "Agent", "AgentSdkError", "ArgumentRepair", "ChatMessage", "ChatModel", "McpServer",
+    "DEFAULT_SYSTEM_PROMPT", "Agent", "AgentSdkError", "ArgumentRepair", "ChatMessage", "ChatModel", "ContextOverflowError", "McpServer",
     "ModelError", "ModelHTTPError", "ModelResponse", "OpenAIChatModel", "ParsedCalls", "RetryPolicy",
     "SamplingSettings", "Step", "StopReason", "ToolCall", "ToolCallRecord", "ToolInfo", "ToolResult", "Toolbox",
     "ToolboxError", "Trajectory", "Usage", "UserError", "parse_arguments", "parse_tool_calls", "read_openai_jsonl",

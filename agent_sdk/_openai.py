@@ -206,7 +206,9 @@ class OpenAIChatModel:
     def _schema_fields(self, schema: dict[str, Any]) -> dict[str, Any]:
         """The request fields that constrain the reply to `schema`, in this endpoint's dialect."""
         if self.structured_output == "vllm":
-            # Without the whitespace bound a small model pads the reply with newlines until max_tokens.
+            # Without a whitespace bound a small model may pad the reply with newlines until
+            # max_tokens. vLLM 0.32 takes the bound from its server config (`VllmOptions.compact_json`);
+            # the request field asks for it where a server honours it per request.
             return {"structured_outputs": {"json": schema, "disable_any_whitespace": True}}
         name = _SCHEMA_NAME.sub("_", str(schema.get("title") or "output"))[:64] or "output"
         return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}}

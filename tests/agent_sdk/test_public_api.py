@@ -12,7 +12,7 @@ CORE = {
     "read_sft_parquet", "read_trajectories_jsonl", "server_from_target", "sft_record", "write_openai_jsonl",
     "write_sft_parquet", "write_trajectories_jsonl",
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "embedded_model_dir", "find_vllm_python",
-    "serve_model",
+    "is_local_target", "model_from_target", "serve_model",
 }  # fmt: skip
 
 

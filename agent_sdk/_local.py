@@ -134,6 +134,7 @@ class LocalChatModel:
         self.max_context = int(getattr(self._model.config, "max_position_embeddings", 32768))
         self.supports_output_schema = importlib.util.find_spec("llguidance") is not None
         self._grammar: Any = None
+        self._grammar_lock = anyio.Lock()
         self._queue: list[_Request] = []
         self._leading = False
         self.batches_run = 0
@@ -201,11 +202,12 @@ class LocalChatModel:
 
     async def _matcher(self, schema: dict[str, Any]) -> Any:
         """A fresh llguidance matcher for `schema` (the tokenizer is converted once, in a thread)."""
-        if self._grammar is None:
-            from agent_sdk._grammar import SchemaGrammar
+        async with self._grammar_lock:
+            if self._grammar is None:
+                from agent_sdk._grammar import SchemaGrammar
 
-            vocab = int(self._model.get_output_embeddings().weight.shape[0])
-            self._grammar = await anyio.to_thread.run_sync(lambda: SchemaGrammar(self.tokenizer, vocab, self._eos))
+                vocab = int(self._model.get_output_embeddings().weight.shape[0])
+                self._grammar = await anyio.to_thread.run_sync(lambda: SchemaGrammar(self.tokenizer, vocab, self._eos))
         return self._grammar.matcher(schema)
 
     async def _submit(self, request: _Request) -> None:

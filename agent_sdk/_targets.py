@@ -18,9 +18,9 @@ from typing import Literal
 
 import anyio.to_thread
 
+from agent_sdk._messages import SamplingSettings
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import ENV_BASE_URL, OpenAIChatModel
-from agent_sdk._messages import SamplingSettings
 from agent_sdk._serve import VllmOptions, find_vllm_python, serve_model
 from agent_sdk.exceptions import UserError
 

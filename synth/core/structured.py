@@ -197,7 +197,7 @@ async def ask_structured(
                 enforced = False
                 convo = prompt()
             continue
-        except Exception as exc:  # any backend failure is data: retry, then reject
+        except Exception as exc:  # noqa: BLE001 - any backend failure is data: retry, then reject
             reason, detail = "model_error", f"{type(exc).__name__}: {exc}"
             continue
         usage = usage + response.usage

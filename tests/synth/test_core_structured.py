@@ -162,7 +162,9 @@ async def test_per_call_schema_is_enforced_and_the_reply_still_validated(scripte
         seen.append(settings.output_schema)
         return '{"scores": [1, 2, 3]}' if len(seen) == 1 else '{"scores": [1, 2]}'
 
-    check = lambda v: None if len(v.scores) == 2 else "give exactly 2 scores"  # noqa: E731
+    def check(value: Scores) -> str | None:
+        return None if len(value.scores) == 2 else "give exactly 2 scores"
+
     result = await ask_structured(enforcing(scripted_model, fn), PROMPT, Scores, schema=exactly_two, check=check)
     assert result.ok and result.value.scores == [1, 2] and result.attempts == 2
     assert seen == [exactly_two, exactly_two]

@@ -14,13 +14,14 @@ from agent_sdk._export import (
 )
 from agent_sdk._local import LocalChatModel
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
+from agent_sdk._targets import is_local_target, model_from_target
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
 from agent_sdk._toolbox import Toolbox, ToolInfo, ToolResult
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
-from agent_sdk.exceptions import AgentSdkError, ModelError, ModelHTTPError, ToolboxError, UserError
+from agent_sdk.exceptions import AgentSdkError, ContextOverflowError, ModelError, ModelHTTPError, ToolboxError, UserError
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -29,6 +30,7 @@ __all__ = [
     "ArgumentRepair",
     "ChatMessage",
     "ChatModel",
+    "ContextOverflowError",
     "McpServer",
     "ModelError",
     "ModelHTTPError",
@@ -58,12 +60,14 @@ __all__ = [
     "write_openai_jsonl",
     "write_sft_parquet",
     "write_trajectories_jsonl",
-    # Local backend, the embedded default model and model serving.
+    # Local backend, the embedded default model, model serving and model targets.
     "EMBEDDED_MODEL_NAME",
     "LocalChatModel",
     "ServedModel",
     "VllmOptions",
     "embedded_model_dir",
     "find_vllm_python",
+    "is_local_target",
+    "model_from_target",
     "serve_model",
 ]

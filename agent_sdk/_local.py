@@ -6,10 +6,15 @@ episodes) are queued and run as one `generate` batch: the first waiting caller l
 every compatible request queued behind it, runs the batch in a worker thread (torch blocks)
 and hands the lead to the next waiter. Prompts are rendered with the tokenizer's own chat
 template, tools included, and tool calls are parsed from the generated text.
+
+A request with `SamplingSettings.output_schema` is decoded under that JSON Schema (llguidance,
+see `_grammar`); requests with different schemas never share a batch.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
 import os
 import time
@@ -23,8 +28,8 @@ import anyio.to_thread
 
 from agent_sdk._embedded import EMBEDDED_MODEL_NAME, embedded_model_dir, restore_control_tokens
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
-from agent_sdk._tool_parsing import parse_tool_calls
-from agent_sdk.exceptions import ModelError, UserError
+from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
+from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
 
 __all__ = ["LocalChatModel"]
 
@@ -35,6 +40,8 @@ logger = logging.getLogger(__name__)
 class _Request:
     prompt: list[int]
     settings: SamplingSettings
+    matcher: Any = None
+    """The llguidance matcher that constrains this reply (None: unconstrained)."""
     done: anyio.Event = field(default_factory=anyio.Event)
     lead: bool = False
     text: str = ""
@@ -43,8 +50,10 @@ class _Request:
     error: BaseException | None = None
 
     def group(self) -> tuple[Any, ...]:
+        """Requests with equal groups may share a batch: same sampling, same output schema."""
         s = self.settings
-        return (s.temperature or 0.0, s.top_p, s.seed, tuple(s.stop or ()))
+        schema = None if self.matcher is None else json.dumps(s.output_schema, sort_keys=True)
+        return (s.temperature or 0.0, s.top_p, s.seed, tuple(s.stop or ()), schema)
 
 
 class LocalChatModel:
@@ -64,6 +73,10 @@ class LocalChatModel:
         batch_window_s: how long the first request waits for others to join its batch.
         settings: default sampling settings (greedy, 512 new tokens); per-call settings
             override field by field.
+
+    Attributes:
+        supports_output_schema: true when llguidance is installed: `output_schema` is then
+            enforced while decoding (tools are not offered to such a request).
 
     Raises:
         UserError: the model path does not exist or torch/transformers are missing.
@@ -119,6 +132,9 @@ class LocalChatModel:
         self.max_batch_size = max_batch_size
         self.batch_window_s = batch_window_s
         self.max_context = int(getattr(self._model.config, "max_position_embeddings", 32768))
+        self.supports_output_schema = importlib.util.find_spec("llguidance") is not None
+        self._grammar: Any = None
+        self._grammar_lock = anyio.Lock()
         self._queue: list[_Request] = []
         self._leading = False
         self.batches_run = 0
@@ -150,24 +166,49 @@ class LocalChatModel:
     ) -> ModelResponse:
         """Generate the next assistant message; batched with concurrent calls.
 
+        With `settings.output_schema` (and llguidance installed) the reply is constrained to the
+        schema, no tools are offered and the text is returned as generated.
+
         Raises:
-            ModelError: the prompt does not fit the context, or generation failed.
+            ContextOverflowError: the prompt plus `max_tokens` does not fit the model's context.
+            ModelError: the output schema cannot be enforced, or generation failed.
         """
         merged = self.settings.model_copy(update=settings.model_dump(exclude_unset=True)) if settings else self.settings
+        schema = merged.output_schema if self.supports_output_schema else None
+        if schema is not None:
+            tools = None
         prompt = self.tokenizer(self.render(messages, tools), add_special_tokens=False)["input_ids"]
         budget = merged.max_tokens or 512
         if len(prompt) + budget > self.max_context:
-            raise ModelError(f"prompt of {len(prompt)} tokens + {budget} new tokens exceeds the context of {self.max_context}")
-        request = _Request(prompt=prompt, settings=merged.model_copy(update={"max_tokens": budget}))
+            raise ContextOverflowError(
+                f"{self.name}: prompt of {len(prompt)} tokens + {budget} new tokens does not fit: "
+                f"this model's maximum context length is {self.max_context} tokens"
+            )
+        matcher = await self._matcher(schema) if schema is not None else None
+        request = _Request(prompt=prompt, settings=merged.model_copy(update={"max_tokens": budget}), matcher=matcher)
         await self._submit(request)
         if request.error is not None:
             raise ModelError(f"{self.name}: generation failed: {request.error}") from request.error
         known = {t.get("function", {}).get("name") for t in tools or []}
-        parsed = parse_tool_calls(request.text, None, known_tools=known or None)
+        if matcher is None:
+            parsed = parse_tool_calls(request.text, None, known_tools=known or None)
+        else:
+            # A schema-constrained reply is the answer itself, even when it looks like a call.
+            parsed = ParsedCalls(content_without_calls=request.text)
         message = ChatMessage(role="assistant", content=parsed.content_without_calls, tool_calls=parsed.calls)
         finish = "tool_calls" if parsed.calls and request.finish_reason == "stop" else request.finish_reason
         usage = Usage(prompt_tokens=len(prompt), completion_tokens=request.completion_tokens, requests=1)
         return ModelResponse(message=message, usage=usage, finish_reason=finish, repairs=parsed.repairs)
+
+    async def _matcher(self, schema: dict[str, Any]) -> Any:
+        """A fresh llguidance matcher for `schema` (the tokenizer is converted once, in a thread)."""
+        async with self._grammar_lock:
+            if self._grammar is None:
+                from agent_sdk._grammar import SchemaGrammar
+
+                vocab = int(self._model.get_output_embeddings().weight.shape[0])
+                self._grammar = await anyio.to_thread.run_sync(lambda: SchemaGrammar(self.tokenizer, vocab, self._eos))
+        return self._grammar.matcher(schema)
 
     async def _submit(self, request: _Request) -> None:
         """Queue `request`; lead batches while it is the oldest waiter; return once it is done."""
@@ -234,6 +275,13 @@ class LocalChatModel:
                 kwargs.update(stop_strings=list(settings.stop), tokenizer=self.tokenizer)
             if settings.seed is not None:
                 torch.manual_seed(settings.seed)
+            if batch[0].matcher is not None:
+                from transformers import LogitsProcessorList
+
+                from agent_sdk._grammar import SchemaLogitsProcessor
+
+                processor = SchemaLogitsProcessor([r.matcher for r in batch], self._grammar)
+                kwargs["logits_processor"] = LogitsProcessorList([processor])
             with torch.inference_mode():
                 out = self._model.generate(
                     input_ids=ids,

@@ -75,6 +75,12 @@ class SamplingSettings(BaseModel):
     max_tokens: int | None = 1024
     seed: int | None = None
     stop: list[str] | None = None
+    output_schema: dict[str, Any] | None = Field(
+        default=None,
+        description="A JSON Schema the reply text must satisfy. A backend whose `supports_output_schema` "
+        "is true constrains decoding to it (per request, so schemas never mix) and offers no tools; "
+        "others ignore it, so callers still validate the reply.",
+    )
 
 
 class ArgumentRepair(BaseModel):

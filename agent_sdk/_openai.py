@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import random
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 import anyio
 import anyio.lowlevel
@@ -14,16 +15,29 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
-from agent_sdk._tool_parsing import parse_tool_calls
-from agent_sdk.exceptions import ModelError, ModelHTTPError, UserError
+from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
+from agent_sdk.exceptions import ContextOverflowError, ModelError, ModelHTTPError, UserError
 
-__all__ = ["OpenAIChatModel", "RetryPolicy"]
+__all__ = ["OpenAIChatModel", "RetryPolicy", "StructuredOutputMode"]
 
 logger = logging.getLogger(__name__)
 
 ENV_BASE_URL = "ASTRA_LLM_BASE_URL"
 ENV_MODEL = "ASTRA_LLM_MODEL"
 ENV_API_KEY = "ASTRA_LLM_API_KEY"
+ENV_STRUCTURED_OUTPUT = "ASTRA_LLM_STRUCTURED_OUTPUT"
+
+StructuredOutputMode = Literal["vllm", "openai", "none"]
+"""How `OpenAIChatModel` sends `SamplingSettings.output_schema`: vLLM's `structured_outputs`
+(whitespace bounded), OpenAI's `response_format` json_schema, or not at all."""
+
+# How servers word "the prompt does not fit": vLLM's request validation and engine, OpenAI's
+# error code, and `LocalChatModel` behind `astra model serve`.
+_CONTEXT_OVERFLOW = re.compile(
+    r"maximum context length|context_length_exceeded|longer than the maximum model length|exceeds the context",
+    re.IGNORECASE,
+)
+_SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class RetryPolicy(BaseModel):
@@ -66,9 +80,17 @@ class OpenAIChatModel:
         max_concurrency: requests in flight at once from this object.
         settings: default sampling settings (per-call settings override field by field).
         extra_body: extra JSON fields for every request (e.g. `{"top_k": 20}` for vLLM).
+        structured_output: how an output schema is sent (`StructuredOutputMode`): "vllm"
+            (`structured_outputs` with whitespace bounded, so a small model cannot pad a reply
+            to `max_tokens`), "openai" (`response_format` json_schema, strict) or "none" (the
+            endpoint cannot enforce one). Default: `$ASTRA_LLM_STRUCTURED_OUTPUT`, else "vllm".
+
+    Attributes:
+        supports_output_schema: whether `SamplingSettings.output_schema` is enforced (not "none").
 
     Raises:
-        UserError: when no base URL is given or configured, or it is not an http(s) URL.
+        UserError: when no base URL is given or configured, or it is not an http(s) URL, or the
+            structured output mode is unknown.
     """
 
     def __init__(
@@ -82,6 +104,7 @@ class OpenAIChatModel:
         max_concurrency: int = 16,
         settings: SamplingSettings | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        structured_output: StructuredOutputMode | None = None,
     ) -> None:
         base_url = base_url or os.environ.get(ENV_BASE_URL)
         if not base_url:
@@ -96,6 +119,12 @@ class OpenAIChatModel:
         self.max_concurrency = max_concurrency
         self.settings = settings or SamplingSettings()
         self.extra_body = dict(extra_body or {})
+        mode = structured_output or os.environ.get(ENV_STRUCTURED_OUTPUT) or "vllm"
+        if mode not in get_args(StructuredOutputMode):
+            choices = ", ".join(get_args(StructuredOutputMode))
+            raise UserError(f"structured output mode {mode!r} (argument or ${ENV_STRUCTURED_OUTPUT}): choose {choices}")
+        self.structured_output: StructuredOutputMode = mode  # type: ignore[assignment]
+        self.supports_output_schema = mode != "none"
         self._client: httpx.AsyncClient | None = None
         self._limiter: anyio.CapacityLimiter | None = None
         self._loop_token: object | None = None
@@ -144,7 +173,11 @@ class OpenAIChatModel:
     ) -> ModelResponse:
         """Request the next assistant message.
 
+        With `settings.output_schema` (and a mode other than "none") the reply is constrained to
+        the schema, no tools are offered and the content is returned as written.
+
         Raises:
+            ContextOverflowError: the server says the prompt does not fit the model's context.
             ModelHTTPError: for an error status that is not retryable, or still failing after retries.
             ModelError: for transport failures after retries, or a response that is not a chat completion.
         """
@@ -152,28 +185,46 @@ class OpenAIChatModel:
             self.model = await self._first_model()
         body = self._body(messages, tools, settings)
         data = await self._post("/chat/completions", body)
-        return self._response(data, tools)
+        constrained = "structured_outputs" in body or "response_format" in body
+        return self._response(data, None if constrained else tools, parse_calls=not constrained)
 
     def _body(
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None, settings: SamplingSettings | None
     ) -> dict[str, Any]:
         merged = self.settings.model_copy(update=settings.model_dump(exclude_unset=True)) if settings else self.settings
         body: dict[str, Any] = {"model": self.model, "messages": [m.to_openai() for m in messages]}
-        if tools:
+        schema = merged.output_schema if self.supports_output_schema else None
+        if schema is not None:
+            body.update(self._schema_fields(schema))
+        elif tools:
             body["tools"] = list(tools)
             body["tool_choice"] = "auto"
-        body.update({k: v for k, v in merged.model_dump().items() if v is not None})
+        body.update({k: v for k, v in merged.model_dump(exclude={"output_schema"}).items() if v is not None})
         body.update(self.extra_body)
         return body
 
-    def _response(self, data: Any, tools: Sequence[dict[str, Any]] | None) -> ModelResponse:
+    def _schema_fields(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The request fields that constrain the reply to `schema`, in this endpoint's dialect."""
+        if self.structured_output == "vllm":
+            # Without a whitespace bound a small model may pad the reply with newlines until
+            # max_tokens. vLLM 0.32 takes the bound from its server config (`VllmOptions.compact_json`);
+            # the request field asks for it where a server honours it per request.
+            return {"structured_outputs": {"json": schema, "disable_any_whitespace": True}}
+        name = _SCHEMA_NAME.sub("_", str(schema.get("title") or "output"))[:64] or "output"
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}}
+
+    def _response(self, data: Any, tools: Sequence[dict[str, Any]] | None, *, parse_calls: bool = True) -> ModelResponse:
         try:
             choice = data["choices"][0]
             raw = choice["message"]
         except (KeyError, IndexError, TypeError) as exc:
             raise ModelError(f"{self.base_url}: not a chat completion response: {str(data)[:300]}") from exc
         known = {t.get("function", {}).get("name") for t in tools or []}
-        parsed = parse_tool_calls(raw.get("content"), raw.get("tool_calls"), known_tools=known or None)
+        if parse_calls:
+            parsed = parse_tool_calls(raw.get("content"), raw.get("tool_calls"), known_tools=known or None)
+        else:
+            # A schema-constrained reply is the answer itself, even when it looks like a call.
+            parsed = ParsedCalls(content_without_calls=raw.get("content"))
         usage_raw = data.get("usage") or {}
         usage = Usage(
             prompt_tokens=int(usage_raw.get("prompt_tokens") or 0),
@@ -214,6 +265,8 @@ class OpenAIChatModel:
                         return response.json()
                     except ValueError as exc:
                         raise ModelError(f"{method} {url}: response is not JSON: {response.text[:300]}") from exc
+                if response.status_code == 400 and _CONTEXT_OVERFLOW.search(response.text):
+                    raise ContextOverflowError(f"{method} {url} -> HTTP 400: {response.text[:300]}")
                 retryable = response.status_code in policy.retry_statuses
                 if not retryable or attempt == policy.max_attempts:
                     tries = f" after {attempt} attempts" if retryable else ""

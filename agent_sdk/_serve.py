@@ -10,6 +10,7 @@ a small Starlette app with the same endpoint shape (`/v1/models`, `/v1/chat/comp
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import socket
@@ -60,6 +61,12 @@ class VllmOptions(BaseModel):
         "the engine ('CPU Generator does not use offset').",
     )
     max_num_batched_tokens: int | None = Field(default=None, description="Tokens per step (default: max_model_len).")
+    compact_json: bool = Field(
+        default=True,
+        description="Schema-constrained replies without whitespace outside strings (xgrammar backend): "
+        "otherwise a small model may pad a reply with newlines until max_tokens. vLLM reads this per "
+        "server, not per request.",
+    )
     extra_args: list[str] = Field(default_factory=list)
 
 
@@ -96,6 +103,8 @@ def vllm_command(
     ]  # fmt: skip
     if options.enforce_eager:
         command.append("--enforce-eager")
+    if options.compact_json:
+        command += ["--structured-outputs-config", json.dumps({"backend": "xgrammar", "disable_any_whitespace": True})]
     if not options.chunked_prefill:
         budget = options.max_num_batched_tokens or options.max_model_len
         command += ["--no-enable-chunked-prefill", "--max-num-batched-tokens", str(max(budget, options.max_model_len))]

@@ -1,7 +1,8 @@
 """A minimal OpenAI-compatible HTTP app over any `ChatModel` (the fallback when vLLM is absent).
 
 Serves `GET /v1/models` and `POST /v1/chat/completions` (non-streaming) so that clients written
-for vLLM work unchanged. Tool calls are always returned structured in `tool_calls`, parsed
+for vLLM work unchanged, output schemas (`structured_outputs` or `response_format`) included;
+a prompt that does not fit is a 400 worded like vLLM's. Tool calls are always returned structured in `tool_calls`, parsed
 from the model's text by the backend. Concurrent requests reach the model concurrently, which
 is what lets `LocalChatModel` batch them.
 """
@@ -21,7 +22,7 @@ from starlette.routing import Route
 from agent_sdk._messages import ChatMessage, SamplingSettings
 from agent_sdk._model import ChatModel
 from agent_sdk._tool_parsing import parse_tool_calls
-from agent_sdk.exceptions import ModelError
+from agent_sdk.exceptions import ContextOverflowError, ModelError
 
 __all__ = ["ChatCompletionRequest", "chat_app"]
 
@@ -41,6 +42,17 @@ class ChatCompletionRequest(BaseModel):
     seed: int | None = None
     stop: str | list[str] | None = None
     stream: bool = False
+    structured_outputs: dict[str, Any] | None = Field(default=None, description="vLLM's form: `{json: schema}`.")
+    response_format: dict[str, Any] | None = Field(default=None, description="OpenAI's form: json_schema.")
+
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema the reply must satisfy, in either request form."""
+        if self.structured_outputs and isinstance(self.structured_outputs.get("json"), dict):
+            return self.structured_outputs["json"]
+        if self.response_format and self.response_format.get("type") == "json_schema":
+            schema = (self.response_format.get("json_schema") or {}).get("schema")
+            return schema if isinstance(schema, dict) else None
+        return None
 
     def settings(self) -> SamplingSettings:
         """The request's sampling settings (only the fields it set)."""
@@ -50,6 +62,7 @@ class ChatCompletionRequest(BaseModel):
             "max_tokens": self.max_completion_tokens or self.max_tokens,
             "seed": self.seed,
             "stop": [self.stop] if isinstance(self.stop, str) else self.stop,
+            "output_schema": self.output_schema(),
         }
         return SamplingSettings(**{k: v for k, v in fields.items() if v is not None})
 
@@ -70,6 +83,8 @@ def chat_app(model: ChatModel) -> Starlette:
             return _error(400, "stream=true is not supported by this server")
         try:
             response = await model.complete(messages, body.tools, settings=body.settings())
+        except ContextOverflowError as exc:
+            return _error(400, str(exc))
         except ModelError as exc:
             return _error(500, str(exc))
         message: dict[str, Any] = {"role": "assistant", "content": response.message.content}

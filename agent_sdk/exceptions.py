@@ -5,7 +5,8 @@ Hierarchy::
     AgentSdkError                 base of everything this package raises
     ├── UserError                 misuse: bad configuration or arguments (fix the call, not the world)
     ├── ModelError                a model backend failed after its own retries
-    │   └── ModelHTTPError        ... with the HTTP status and body it last got
+    │   ├── ModelHTTPError        ... with the HTTP status and body it last got
+    │   └── ContextOverflowError  the prompt cannot fit the model's context: retrying cannot help
     └── ToolboxError              an MCP server could not be connected or listed at setup
 
 Failures during an episode are data, not exceptions: a failed tool call is a `ToolResult`
@@ -15,7 +16,7 @@ the `Trajectory` with `stop_reason="model_error"`. Cancellation is never swallow
 
 from __future__ import annotations
 
-__all__ = ["AgentSdkError", "ModelError", "ModelHTTPError", "ToolboxError", "UserError"]
+__all__ = ["AgentSdkError", "ContextOverflowError", "ModelError", "ModelHTTPError", "ToolboxError", "UserError"]
 
 
 class AgentSdkError(Exception):
@@ -42,6 +43,14 @@ class ModelHTTPError(ModelError):
         super().__init__(message)
         self.status_code = status_code
         self.body = body
+
+
+class ContextOverflowError(ModelError):
+    """The prompt (plus the tokens asked for) does not fit the model's context window.
+
+    Terminal for the request: the same prompt fails the same way on every retry, so callers
+    reject it (reason `context_overflow`) instead of retrying or deferring it.
+    """
 
 
 class ToolboxError(AgentSdkError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from astra_cli._apps import agent_app
+from astra_cli._model_options import ApiKeyOption, BackendOption, check_backend
 
 _MAX_SHOWN = 600
 
@@ -27,10 +27,14 @@ def run(
     ] = [],  # noqa: B006 (typer reads the default, never mutates it)
     model: Annotated[
         str | None,
-        typer.Option(help="'local' (the embedded model, or --model-name DIR|GGUF) or an OpenAI-compatible base URL. Default: $ASTRA_LLM_BASE_URL, else local."),
+        typer.Option(
+            help="An OpenAI-compatible base URL, or a model to run here: 'embedded' (alias 'local'), a model directory or "
+            ".gguf file. Default: $ASTRA_LLM_BASE_URL, else the embedded model."
+        ),
     ] = None,
-    model_name: Annotated[str | None, typer.Option(help="Model name to request (URL) or model directory / GGUF file (local).")] = None,
-    api_key: Annotated[str | None, typer.Option(help="API key (default: $ASTRA_LLM_API_KEY).")] = None,
+    model_name: Annotated[str | None, typer.Option(help="Model name to request (URL), or with 'local': a model directory / GGUF file.")] = None,
+    api_key: ApiKeyOption = None,
+    backend: BackendOption = "local",
     max_turns: Annotated[int, typer.Option(min=1, help="Most model requests.")] = 16,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = 0.0,
     max_tokens: Annotated[int, typer.Option(min=1, help="Most new tokens per model request.")] = 512,
@@ -43,7 +47,7 @@ def run(
     """Run a model as an MCP client agent on QUESTION and print the trajectory."""
     import anyio
 
-    from agent_sdk import DEFAULT_SYSTEM_PROMPT, Agent, SamplingSettings, Toolbox
+    from agent_sdk import DEFAULT_SYSTEM_PROMPT, Agent, SamplingSettings, Toolbox, model_from_target
     from agent_sdk.exceptions import AgentSdkError
     from mcp_servers import EnvLoadError
 
@@ -56,11 +60,20 @@ def run(
             raise typer.BadParameter("give a QUESTION (or one environment directory as --server)", param_hint="QUESTION")
         question = spec.task.question
     settings = SamplingSettings(temperature=temperature, max_tokens=max_tokens)
+    check_backend(backend)
+    target, name = _target(model, model_name)
+
+    async def main() -> Any:
+        async with model_from_target(
+            target, model_name=name, api_key=api_key, backend=backend, settings=settings,  # type: ignore[arg-type]
+            announce=lambda line: console.print(line, style="dim", markup=False),
+        ) as chat_model:  # fmt: skip
+            toolbox = Toolbox(server, timeout_s=timeout, allow=allow or None, deny=deny)
+            agent = Agent(chat_model, toolbox, system_prompt=system_prompt or DEFAULT_SYSTEM_PROMPT, max_turns=max_turns, settings=settings)
+            return await agent.run(question)
+
     try:
-        chat_model = _model(model, model_name, api_key, settings, console)
-        toolbox = Toolbox(server, timeout_s=timeout, allow=allow or None, deny=deny)
-        agent = Agent(chat_model, toolbox, system_prompt=system_prompt or DEFAULT_SYSTEM_PROMPT, max_turns=max_turns, settings=settings)
-        trajectory = anyio.run(agent.run, question)
+        trajectory = anyio.run(main)
     except (AgentSdkError, EnvLoadError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from exc
@@ -86,16 +99,11 @@ def _single_env_spec(servers: list[str]) -> Any:
     return load_env(dirs[0]).spec if len(dirs) == 1 else None
 
 
-def _model(model: str | None, model_name: str | None, api_key: str | None, settings: Any, console: Console) -> Any:
-    from agent_sdk import OpenAIChatModel
-
-    target = model or os.environ.get("ASTRA_LLM_BASE_URL") or "local"
-    if target != "local":
-        return OpenAIChatModel(model_name, base_url=target, api_key=api_key, settings=settings)
-    from agent_sdk import LocalChatModel
-
-    with console.status("loading the local model (the first run builds the embedded model cache) …"):
-        return LocalChatModel(model_name or "embedded", settings=settings)
+def _target(model: str | None, model_name: str | None) -> tuple[str | None, str | None]:
+    """(target for `model_from_target`, model name): 'local' runs --model-name (a path) or the embedded model."""
+    if model == "local":
+        return model_name or "embedded", None
+    return model, model_name
 
 
 def _short(text: str | None) -> str:

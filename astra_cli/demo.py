@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from astra_cli._apps import app
+from astra_cli._model_options import BackendOption, check_backend
 
 _EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "envs"
 
@@ -55,7 +55,7 @@ async def _episode(arena_url: str, env: Any, model: Any, max_turns: int) -> dict
 
 
 async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, concurrency: int, max_turns: int, console: Console) -> float:
-    from agent_sdk import OpenAIChatModel, SamplingSettings, serve_model, write_trajectories_jsonl
+    from agent_sdk import SamplingSettings, VllmOptions, model_from_target, write_trajectories_jsonl
     from mcp_servers import ArenaServer, LocalSandbox, load_env, serve_app, verify_paths
 
     started = time.monotonic()
@@ -71,16 +71,11 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
             arena_url = f"http://127.0.0.1:{port}"
             console.print(f"arena: {len(envs)} environments at {arena_url}/envs/<env_id>/mcp")
             console.print(await _golden_table(arena_url, envs))
-            async with AsyncExitStack() as stack:
-                if model_dir.startswith(("http://", "https://")):
-                    base_url, name = model_dir, None
-                else:
-                    with console.status(f"serving the model ({backend}) …"):
-                        served = await stack.enter_async_context(serve_model(model_dir, backend=backend))  # type: ignore[arg-type]
-                    base_url, name = served.base_url, served.model_name
-                    console.print(f"model: {served.model_name} via {served.backend} at {served.base_url}")
-                settings = SamplingSettings(temperature=0.0, max_tokens=256)
-                model = OpenAIChatModel(name, base_url=base_url, settings=settings, max_concurrency=concurrency)
+            settings = SamplingSettings(temperature=0.0, max_tokens=256)
+            async with model_from_target(
+                model_dir, backend=backend, settings=settings, max_concurrency=concurrency,  # type: ignore[arg-type]
+                vllm_options=VllmOptions(), announce=lambda line: console.print(line, markup=False),
+            ) as model:  # fmt: skip
                 results: list[dict[str, Any]] = []
                 limiter = anyio.CapacityLimiter(concurrency)
                 columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -95,7 +90,6 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
                     async with anyio.create_task_group() as episodes:
                         for env in envs:
                             episodes.start_soon(one, env)
-                await model.aclose()
             tg.cancel_scope.cancel()
     results.sort(key=lambda r: r["env"].path.name)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -121,12 +115,19 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
 def demo(
     envs: Annotated[Path, typer.Option(help="Directory of environments.")] = _EXAMPLES,
     model: Annotated[str, typer.Option(help="'embedded', a Hugging Face model directory, or an OpenAI-compatible base URL.")] = "embedded",
-    backend: Annotated[str, typer.Option(help="auto (vLLM if installed, else transformers), vllm or local.")] = "auto",
+    backend: BackendOption = "auto",
     out: Annotated[Path, typer.Option(help="Where to write trajectories JSONL.")] = Path("runs/demo/trajectories.jsonl"),
     concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 16,
     max_turns: Annotated[int, typer.Option(help="Model requests per episode.")] = 6,
 ) -> None:
     """Verify the examples, serve them and the embedded model, run the agent, score with F1."""
+    check_backend(backend)
     # Wide enough for the results table even when the output is piped.
     console = Console(width=max(Console().width, 110))
-    anyio.run(lambda: _run_demo(envs, model, backend, out, concurrency, max_turns, console))
+    from agent_sdk import AgentSdkError
+
+    try:
+        anyio.run(lambda: _run_demo(envs, model, backend, out, concurrency, max_turns, console))
+    except AgentSdkError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc

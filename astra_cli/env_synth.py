@@ -9,16 +9,19 @@ from typing import Annotated
 import typer
 
 from astra_cli._apps import env_app
-
-
-def _model(base_url: str | None, model: str | None, api_key: str | None, concurrency: int, timeout_s: float = 600.0):  # type: ignore[no-untyped-def]
-    from agent_sdk import OpenAIChatModel, UserError
-
-    try:
-        return OpenAIChatModel(model, base_url=base_url, api_key=api_key, max_concurrency=concurrency, timeout_s=timeout_s)
-    except UserError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+from astra_cli._model_options import (
+    ApiKeyOption,
+    BackendOption,
+    BaseUrlOption,
+    JudgeBaseUrlOption,
+    JudgeModelOption,
+    ModelChoice,
+    ModelOption,
+    check_backend,
+    fail,
+    open_companion,
+    open_model,
+)
 
 
 @env_app.command("synth")
@@ -33,9 +36,12 @@ def synth(
     config: Annotated[Path | None, typer.Option("--config", help="JSON file of SynthConfig fields (thresholds, retries, ...).")] = None,
     min_hops: Annotated[int | None, typer.Option("--min-hops", help="Fewest sub-questions for corpus/domain rows (default 2).")] = None,
     max_hops: Annotated[int | None, typer.Option("--max-hops", help="Most sub-questions (default 4).")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (default $ASTRA_LLM_BASE_URL).")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model name (default $ASTRA_LLM_MODEL, else the server's first).")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (default $ASTRA_LLM_API_KEY).")] = None,
+    base_url: BaseUrlOption = None,
+    model: ModelOption = None,
+    api_key: ApiKeyOption = None,
+    backend: BackendOption = "auto",
+    judge_base_url: JudgeBaseUrlOption = None,
+    judge_model: JudgeModelOption = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency", help="LLM requests in flight (default 8).")] = None,
     benchmarks: Annotated[
         list[Path] | None, typer.Option("--benchmark", help="Benchmark question file for the leak audit (repeatable; default: all installed).")
@@ -45,8 +51,11 @@ def synth(
     report: Annotated[bool, typer.Option("--report", help="Render PNG plots of the funnel and distributions (alone: only render).")] = False,
 ) -> None:
     """Synthesize verified tool environments; re-running resumes from the stores in --out."""
+    from contextlib import AsyncExitStack
+
     import anyio
 
+    from agent_sdk import AgentSdkError
     from synth.env import SynthConfig, render_report, synthesize_envs
 
     if report and not inputs and not stage:
@@ -70,22 +79,30 @@ def synth(
     if unsafe:
         fields["unsafe_no_sandbox"] = True
     cfg = SynthConfig.model_validate(fields)
-    llm = _model(base_url, model, api_key, cfg.max_llm_concurrency, cfg.llm_timeout_s)
+    check_backend(backend)
+    choice = ModelChoice(
+        base_url=base_url, model=model, api_key=api_key, backend=backend,
+        max_concurrency=cfg.max_llm_concurrency, timeout_s=cfg.llm_timeout_s,
+    )  # fmt: skip
     for path in inputs or []:
         if not path.is_file():
             raise typer.BadParameter(f"{path}: no such file", param_hint="--input")
+    if not inputs and not (out / "seeds.jsonl").is_file():
+        # before a model is started for nothing
+        raise fail(f"no input: pass --input files or run in a directory with seeds.jsonl ({out})")
 
     async def main():  # type: ignore[no-untyped-def]
-        async with llm:
-            return await synthesize_envs(llm, out, inputs=inputs or [], config=cfg, stages=stage, limit=limit)
+        async with AsyncExitStack() as stack:
+            llm = await stack.enter_async_context(open_model(choice))
+            judge = await open_companion(stack, choice, llm, base_url=judge_base_url, model=judge_model, role="judge")
+            return await synthesize_envs(llm, out, inputs=inputs or [], config=cfg, stages=stage, limit=limit, judge_model=judge)
 
     from synth.env._leak import LeakAuditUnavailable
 
     try:
         result = anyio.run(main)
-    except (ValueError, LeakAuditUnavailable) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+    except (ValueError, LeakAuditUnavailable, AgentSdkError) as exc:
+        raise fail(str(exc)) from exc
     stats = result.stats
     for err in stats.input_errors:
         typer.echo(f"input error: {err}", err=True)

@@ -9,6 +9,19 @@ from typing import Annotated
 import typer
 
 from astra_cli._apps import sft_app
+from astra_cli._model_options import (
+    ApiKeyOption,
+    BackendOption,
+    BaseUrlOption,
+    JudgeBaseUrlOption,
+    JudgeModelOption,
+    ModelChoice,
+    ModelOption,
+    check_backend,
+    fail,
+    open_companion,
+    open_model,
+)
 
 
 @sft_app.command("synth")
@@ -27,11 +40,16 @@ def synth(
         typer.Option("--stage", help="Run only these stages (repeatable): ingest graph chains tasks score rollout judge export."),
     ] = None,
     config: Annotated[Path | None, typer.Option("--config", help="JSON file of SftConfig fields.")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (default $ASTRA_LLM_BASE_URL).")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Generator model name (default $ASTRA_LLM_MODEL).")] = None,
-    agent_model: Annotated[str | None, typer.Option("--agent-model", help="Model playing rollouts (default: --model).")] = None,
-    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Trajectory judge (default: --model).")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (default $ASTRA_LLM_API_KEY).")] = None,
+    base_url: BaseUrlOption = None,
+    model: ModelOption = None,
+    agent_model: Annotated[
+        str | None,
+        typer.Option("--agent-model", help="Model playing rollouts: a name at the generator's endpoint or a model to run here (default: the generator)."),
+    ] = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    judge_model: JudgeModelOption = None,
+    api_key: ApiKeyOption = None,
+    backend: BackendOption = "auto",
     concurrency: Annotated[int | None, typer.Option("--concurrency", help="Records and LLM requests in flight.")] = None,
     max_rollouts_per_server: Annotated[int | None, typer.Option("--max-rollouts-per-server", help="Cap on rollouts per server.")] = None,
     min_tools: Annotated[int | None, typer.Option("--min-tools", help="Drop servers with fewer usable tools (default 3).")] = None,
@@ -41,9 +59,11 @@ def synth(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache LLM responses.")] = False,
 ) -> None:
     """Synthesize SFT trajectories from tool docs; each stage resumes from the stores in --out."""
+    from contextlib import AsyncExitStack
+
     import anyio
 
-    from agent_sdk import OpenAIChatModel
+    from agent_sdk import AgentSdkError
     from synth.sft import STAGES, SftConfig, SftPipeline
 
     try:
@@ -60,22 +80,20 @@ def synth(
     if bad:
         raise typer.BadParameter(f"unknown stage(s) {bad}; choose from {list(STAGES)}", param_hint="--stage")
 
-    def backend(name: str | None) -> OpenAIChatModel:
-        return OpenAIChatModel(name, base_url=base_url, api_key=api_key, timeout_s=timeout, max_concurrency=cfg.concurrency)
+    check_backend(backend)
+    choice = ModelChoice(base_url=base_url, model=model, api_key=api_key, backend=backend, max_concurrency=cfg.concurrency, timeout_s=timeout)
 
-    generator = backend(model)
-    pipeline = SftPipeline(
-        out,
-        generator,
-        config=cfg,
-        agent_model=backend(agent_model) if agent_model else None,
-        judge_model=backend(judge_model) if judge_model else None,
-        use_cache=not no_cache,
-    )
+    async def main() -> dict:  # type: ignore[type-arg]
+        async with AsyncExitStack() as stack:
+            generator = await stack.enter_async_context(open_model(choice))
+            agent = await open_companion(stack, choice, generator, base_url=None, model=agent_model, role="agent")
+            judge = await open_companion(stack, choice, generator, base_url=judge_base_url, model=judge_model, role="judge")
+            pipeline = SftPipeline(out, generator, config=cfg, agent_model=agent, judge_model=judge, use_cache=not no_cache)
+            return await pipeline.run(servers or None, stages)
+
     try:
-        stats = anyio.run(pipeline.run, servers or None, stages)
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        stats = anyio.run(main)
+    except (ValueError, AgentSdkError) as exc:
+        raise fail(str(exc)) from exc
     typer.echo(json.dumps({"funnel": stats["extra"].get("funnel", {}), "judge": stats["extra"].get("judge", {})}, indent=2))
     typer.echo(f"wrote {out / 'stats.json'}, {out / 'sft.jsonl'}, {out / 'plots'}")

@@ -1,9 +1,10 @@
 """A content-addressed on-disk cache of LLM responses, so that re-running a pipeline costs nothing.
 
 The key is the SHA-256 of the model name, the messages, the tool schemas and the sampling
-settings, serialized canonically. Each entry is one JSON file written atomically (temp file
-+ rename), so a crash never leaves a half-written entry behind and concurrent runs that
-compute the same key simply overwrite each other with the same content.
+settings (the output schema of a constrained request included), serialized canonically.
+Each entry is one JSON file written atomically (temp file + rename), so a crash never leaves
+a half-written entry behind and concurrent runs that compute the same key simply overwrite
+each other with the same content.
 """
 
 from __future__ import annotations
@@ -34,10 +35,17 @@ def cache_key(
         "model": model_name,
         "messages": [m.model_dump(mode="json") for m in messages],
         "tools": list(tools) if tools else None,
-        "settings": settings.model_dump(mode="json") if settings is not None else None,
+        "settings": _settings_material(settings),
     }
     blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _settings_material(settings: SamplingSettings | None) -> dict[str, Any] | None:
+    if settings is None:
+        return None
+    # An unconstrained request keys as it did before output schemas existed: caches stay valid.
+    return settings.model_dump(mode="json", exclude={"output_schema"} if settings.output_schema is None else None)
 
 
 class LLMCache:

@@ -85,6 +85,11 @@ class MeteredModel:
         return response
 
     @property
+    def supports_output_schema(self) -> bool:
+        """Whether the wrapped model enforces `SamplingSettings.output_schema`."""
+        return bool(getattr(self.inner, "supports_output_schema", False))
+
+    @property
     def usage(self) -> Usage:
         """Tokens spent on real (uncached) calls."""
         c = self.counts

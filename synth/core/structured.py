@@ -1,5 +1,8 @@
 """Structured LLM output: ask for JSON, validate it with pydantic, retry with the error, fail closed.
 
+Where the backend enforces a JSON Schema while decoding (`supports_output_schema`), the reply
+is syntactically valid by construction and the prompt carries no schema or example for a small
+model to copy; elsewhere the schema is described in the prompt and the reply parsed.
 `ask_structured` never invents a value. When the model errors, writes no JSON, or writes JSON
 that does not validate (or fails the caller's own `check`) on every attempt, the result has
 `value=None` and a `reason_code` the pipeline records as the rejection reason.
@@ -15,7 +18,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agent_sdk import ChatMessage, SamplingSettings, Usage
+from agent_sdk import ChatMessage, ContextOverflowError, ModelHTTPError, SamplingSettings, Usage
 from synth.core.cache import LLMCache
 from synth.core.llm import MeteredModel
 
@@ -23,12 +26,15 @@ __all__ = ["ReasonCode", "StructuredResult", "ask_structured", "extract_json", "
 
 T = TypeVar("T", bound=BaseModel)
 
-ReasonCode = Literal["model_error", "no_json", "invalid_output"]
-"""Why a structured request failed: the model raised; no JSON in its reply; JSON that did not validate."""
+ReasonCode = Literal["model_error", "no_json", "invalid_output", "context_overflow"]
+"""Why a structured request failed: the model raised; no JSON in its reply; JSON that did not
+validate; the prompt does not fit the model's context (terminal: never retried or deferred)."""
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
-_ECHO_CHARS = 3000
+_ECHO_CHARS = 400
+_JSON_ONLY = "\n\nReply with a JSON object."
+_SCHEMA_REFUSED = frozenset({400, 422})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,9 +99,31 @@ def format_validation_error(exc: ValidationError, limit: int = 8) -> str:
     return "; ".join(lines)
 
 
-def _schema_instruction(output_type: type[BaseModel]) -> str:
-    schema = json.dumps(output_type.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
-    return f"\n\nReply with only one JSON object (no prose) that validates against this JSON Schema:\n{schema}"
+def _schema_instruction(schema: dict[str, Any]) -> str:
+    text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    return f"\n\nReply with only one JSON object (no prose) that validates against this JSON Schema:\n{text}"
+
+
+def _with_output_schema(settings: SamplingSettings | None, schema: dict[str, Any]) -> SamplingSettings:
+    # Only the fields the caller set, so the backend's own defaults still fill the rest.
+    fields = settings.model_dump(exclude_unset=True) if settings is not None else {}
+    return SamplingSettings(**{**fields, "output_schema": schema})
+
+
+def _append(messages: list[ChatMessage], text: str) -> list[ChatMessage]:
+    if not messages or not text:
+        return messages
+    last = messages[-1]
+    return messages[:-1] + [last.model_copy(update={"content": (last.content or "") + text})]
+
+
+def _feedback(raw: str, detail: str) -> list[ChatMessage]:
+    """The last failed reply (its start: what the error is about) and the error, for one retry."""
+    echo = raw if len(raw) <= _ECHO_CHARS else raw[:_ECHO_CHARS] + " ...[truncated]"
+    return [
+        ChatMessage(role="assistant", content=echo),
+        ChatMessage(role="user", content=f"Your reply could not be used: {detail}\nReply again with only the corrected JSON object."),
+    ]
 
 
 async def ask_structured(
@@ -109,12 +137,21 @@ async def ask_structured(
     check: Callable[[T], str | None] | None = None,
     include_schema: bool = True,
     parse: Callable[[str], Any] = extract_json,
+    schema: dict[str, Any] | None = None,
 ) -> StructuredResult[T]:
     """Ask `model` for an `output_type` object; retry with the error fed back; fail with a reason.
 
+    When the model enforces output schemas (`supports_output_schema`), the schema is sent as
+    `settings.output_schema` and the prompt only says to reply with JSON; otherwise the schema
+    is pasted into the prompt. Either way the reply is parsed and validated (and `check`ed),
+    and a failure is retried with the last reply and its error appended (only the last: the
+    prompt does not grow with the retries). An endpoint that refuses the schema (HTTP 400/422)
+    is asked again the unenforced way. A prompt that does not fit the model's context is
+    returned at once with reason `context_overflow`: retrying cannot help.
+
     Args:
         model: a `ChatModel` (wrap it in `MeteredModel` for counting and a concurrency limit).
-        messages: the prompt; the JSON Schema is appended to the last message when
+        messages: the prompt; the format instruction is appended to the last message when
             `include_schema` is true.
         output_type: the pydantic model the reply must validate against.
         retries: extra attempts after the first failure.
@@ -122,16 +159,24 @@ async def ask_structured(
         settings: sampling settings passed through.
         check: a semantic check on the validated value; a returned string is an error that is
             fed back like a validation error.
-        include_schema: append the output schema to the prompt.
+        include_schema: append the format instruction (the schema, or one line when enforced).
         parse: turns the reply text into data to validate (default `extract_json`); raises
             `ValueError` when the reply holds nothing usable (reason `no_json`).
+        schema: the JSON Schema to enforce or show (default `output_type.model_json_schema()`);
+            built per call where the shape depends on the input (exactly n items, a range).
     """
     if cache is not None and not (isinstance(model, MeteredModel) and model.cache is not None):
         model = MeteredModel(model, cache=cache)
-    convo = list(messages)
-    if include_schema and convo:
-        last = convo[-1]
-        convo[-1] = last.model_copy(update={"content": (last.content or "") + _schema_instruction(output_type)})
+    json_schema = schema if schema is not None else output_type.model_json_schema()
+    enforced = bool(getattr(model, "supports_output_schema", False))
+    base = list(messages)
+
+    def prompt() -> list[ChatMessage]:
+        if not include_schema:
+            return base
+        return _append(base, _JSON_ONLY if enforced else _schema_instruction(json_schema))
+
+    convo = prompt()
     usage = Usage()
     reason: ReasonCode = "model_error"
     detail = ""
@@ -139,9 +184,20 @@ async def ask_structured(
     attempts = 0
     for _ in range(retries + 1):
         attempts += 1
+        request_settings = _with_output_schema(settings, json_schema) if enforced else settings
         try:
-            response = await model.complete(convo, settings=settings)
-        except Exception as exc:  # any backend failure is data: retry, then reject
+            response = await model.complete(convo, settings=request_settings)
+        except ContextOverflowError as exc:
+            return StructuredResult(
+                value=None, reason_code="context_overflow", detail=str(exc), attempts=attempts, usage=usage, raw=raw
+            )
+        except ModelHTTPError as exc:
+            reason, detail = "model_error", f"{type(exc).__name__}: {exc}"
+            if enforced and exc.status_code in _SCHEMA_REFUSED:
+                enforced = False
+                convo = prompt()
+            continue
+        except Exception as exc:  # noqa: BLE001 - any backend failure is data: retry, then reject
             reason, detail = "model_error", f"{type(exc).__name__}: {exc}"
             continue
         usage = usage + response.usage
@@ -160,12 +216,5 @@ async def ask_structured(
                 if problem is None:
                     return StructuredResult(value=value, attempts=attempts, usage=usage, raw=raw)
                 reason, detail = "invalid_output", problem
-        convo = convo + [
-            # a long bad reply would crowd a small context window out; its start is what the feedback is about
-            ChatMessage(role="assistant", content=raw if len(raw) <= _ECHO_CHARS else raw[:_ECHO_CHARS] + " ...[truncated]"),
-            ChatMessage(
-                role="user",
-                content=f"Your reply could not be used: {detail}\nReply again with only the corrected JSON object.",
-            ),
-        ]
+        convo = prompt() + _feedback(raw, detail)
     return StructuredResult(value=None, reason_code=reason, detail=detail, attempts=attempts, usage=usage, raw=raw)

@@ -66,9 +66,12 @@ def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = 
 
 
 class _Run:
-    def __init__(self, out_dir: Path, model: MeteredModel, sandbox: Any, auditor: LeakAuditor | None, config: SynthConfig, stages: set[str]) -> None:
+    def __init__(
+        self, out_dir: Path, model: MeteredModel, judge: MeteredModel, sandbox: Any, auditor: LeakAuditor | None, config: SynthConfig, stages: set[str]
+    ) -> None:
         self.out = out_dir
         self.model = model
+        self.judge = judge
         self.sandbox = sandbox
         self.auditor = auditor
         self.auditor_ready = anyio.Event()
@@ -101,8 +104,8 @@ class _Run:
             return None
         sample = Sample.model_validate(rec)
         for name, fn in (
-            ("necessity", partial(necessity, self.model)),
-            ("checks", partial(run_checks, self.model)),
+            ("necessity", partial(necessity, self.judge)),
+            ("checks", partial(run_checks, self.judge)),
             ("tools", partial(synthesize_tools, self.model, self.sandbox)),
             ("merge", partial(merge_tools, self.model, self.sandbox)),
         ):
@@ -157,12 +160,14 @@ async def synthesize_envs(
     sandbox: Any | None = None,
     auditor: LeakAuditor | None = None,
     show_progress: bool | None = None,
+    judge_model: Any | None = None,
 ) -> SynthResult:
     """Turn question/corpus/domain rows into verified environments under `out_dir/envs/`.
 
     Args:
         model: any `ChatModel`; it is wrapped with the response cache (`out_dir/cache/llm`),
             the concurrency limit and counters.
+        judge_model: the model of the judging stages (necessity, checks); default `model`.
         out_dir: stage stores, `rejected.jsonl`, `stats.json`, `envs/`.
         inputs: input JSONL files; when empty, the seeds of a previous run (`seeds.jsonl`).
         config: pipeline settings (defaults documented on `SynthConfig`).
@@ -193,9 +198,13 @@ async def synthesize_envs(
         seeds = [Seed.model_validate(r) for r in seed_store.records()]
     if not seeds and not errors:
         raise ValueError(f"no input: pass input files or run in a directory with seeds.jsonl ({out})")
-    metered = model if isinstance(model, MeteredModel) else MeteredModel(
-        model, cache=LLMCache(out / "cache" / "llm"), max_concurrency=config.max_llm_concurrency, timeout_s=config.llm_timeout_s
-    )
+    cache = LLMCache(out / "cache" / "llm")
+
+    def meter(m: Any) -> MeteredModel:
+        return m if isinstance(m, MeteredModel) else MeteredModel(m, cache=cache, max_concurrency=config.max_llm_concurrency, timeout_s=config.llm_timeout_s)
+
+    metered = meter(model)
+    judge = metered if judge_model is None or judge_model is model else meter(judge_model)
     if config.retry_model_errors:
         rejected = rejections_store(out)
         rejected.discard([f"{r['stage']}:{r['id']}" for r in rejected.records() if r["reason"].endswith("model_error")])
@@ -204,7 +213,7 @@ async def synthesize_envs(
         require_embedder()
 
     async def run_all(sb: Any) -> _Run:
-        run = _Run(out, metered, sb, auditor, config, selected)
+        run = _Run(out, metered, judge, sb, auditor, config, selected)
 
         async def load_auditor() -> None:
             # embedding the benchmarks takes minutes on a CPU: overlap it with the first LLM stages
@@ -240,7 +249,7 @@ async def synthesize_envs(
         out / "stats.json",
         pipeline="synth.env",
         stages=list(run.stages.values()),
-        llm=metered.counts,
+        llm=metered.counts if judge is metered else metered.counts + judge.counts,
         wall_time_s=time.monotonic() - started,
         input_records=len(seeds),
         input_errors=errors,

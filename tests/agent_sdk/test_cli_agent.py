@@ -76,5 +76,5 @@ async def test_agent_run_reports_a_bad_model_url_cleanly(tmp_path: Path):
         result = await anyio.run_process(command, env=env, cwd=tmp_path, check=False)
     out = result.stdout.decode()
     assert result.returncode == 1, out + result.stderr.decode()
-    assert "error: model base URL 'not a url' must start with http://" in out
+    assert "error: model target 'not a url': not an http(s):// URL" in out
     assert "Traceback" not in result.stderr.decode()

@@ -12,7 +12,9 @@ pytest.importorskip("transformers")
 
 from transformers import AutoTokenizer  # noqa: E402
 
-from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox  # noqa: E402
+import jsonschema  # noqa: E402
+
+from agent_sdk import Agent, ChatMessage, ContextOverflowError, SamplingSettings, Toolbox  # noqa: E402
 from agent_sdk._embedded import (  # noqa: E402
     EMBEDDED_GGUF_SHA256,
     EMBEDDED_GGUF_SIZE,
@@ -20,7 +22,7 @@ from agent_sdk._embedded import (  # noqa: E402
     assemble_embedded_gguf,
     embedded_model_dir,
 )
-from agent_sdk._local import LocalChatModel, _compact_tool  # noqa: E402
+from agent_sdk._local import LocalChatModel, _compact_tool, _Request  # noqa: E402
 
 FORECAST_TOOL = {
     "type": "function",
@@ -155,3 +157,44 @@ async def test_a_cancelled_caller_does_not_stall_the_others(local_model):
             tg.start_soon(one, "second")
     assert sorted(done) == ["first", "second"]
     assert not local_model._queue and not local_model._leading
+
+
+def test_requests_with_different_output_schemas_never_share_a_batch():
+    def request(schema):
+        return _Request(prompt=[1], settings=SamplingSettings(output_schema=schema), matcher=None if schema is None else object())
+
+    a, b = {"type": "object", "properties": {"a": {"type": "integer"}}}, {"type": "object", "properties": {"b": {"type": "integer"}}}
+    assert request(a).group() == request(dict(reversed(a.items()))).group()
+    assert len({request(a).group(), request(b).group(), request(None).group()}) == 3
+
+
+FORECAST_SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "maxLength": 12}, "rain": {"type": "boolean"}},
+    "required": ["city", "rain"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@pytest.mark.anyio
+async def test_output_schema_is_enforced_while_decoding(local_model):
+    assert local_model.supports_output_schema
+    messages = [ChatMessage(role="user", content=QUESTION + " Will it rain?")]
+    settings = SamplingSettings(max_tokens=32, output_schema=FORECAST_SCHEMA)
+    with anyio.fail_after(900):
+        response = await local_model.complete(messages, [FORECAST_TOOL], settings=settings)
+    reply = json.loads(response.message.content)
+    jsonschema.validate(reply, FORECAST_SCHEMA)
+    assert response.message.tool_calls == [] and response.finish_reason == "stop"
+    assert response.message.content == json.dumps(reply, ensure_ascii=False)  # no padding whitespace
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@pytest.mark.anyio
+async def test_prompt_beyond_the_context_is_a_context_overflow(local_model):
+    settings = SamplingSettings(max_tokens=local_model.max_context)
+    with pytest.raises(ContextOverflowError, match="maximum context length"):
+        await local_model.complete([ChatMessage(role="user", content=QUESTION)], settings=settings)

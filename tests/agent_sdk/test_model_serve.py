@@ -32,6 +32,12 @@ FORECAST_TOOL = {
         },
     },
 }
+RAIN_SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "maxLength": 12}, "rain": {"type": "boolean"}},
+    "required": ["city", "rain"],
+    "additionalProperties": False,
+}
 REQUEST = {
     "model": EMBEDDED_MODEL_NAME,
     "messages": [{"role": "user", "content": "What is the weather forecast for Oslo on 2025-06-14?"}],
@@ -70,6 +76,33 @@ def test_vllm_command_uses_the_json_tool_parser_plugin(tmp_path):
     assert "--enforce-eager" in vllm_command(
         tmp_path / "python", tmp_path / "model", served_name="m", host="h", port=9, options=VllmOptions(enforce_eager=True)
     )
+    config = json.loads(command[command.index("--structured-outputs-config") + 1])
+    assert config == {"backend": "xgrammar", "disable_any_whitespace": True}
+
+
+ARGS_CHECK = """
+import sys
+from vllm.engine.arg_utils import AsyncEngineArgs
+from vllm.entrypoints.launchers.cli_args import make_arg_parser
+from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+args = make_arg_parser(FlexibleArgumentParser()).parse_args(sys.argv[1:])
+print(AsyncEngineArgs.from_cli_args(args).structured_outputs_config)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_vllm_accepts_the_command_line(tmp_path):
+    python = find_vllm_python()
+    if python is None:
+        pytest.skip(f"vLLM is not installed (no {DEFAULT_VLLM_PYTHON}; run scripts/install_vllm.sh)")
+    command = vllm_command(python, tmp_path, served_name="m", host="127.0.0.1", port=9, options=VllmOptions())
+    plugin = command.index("--tool-parser-plugin")
+    args = command[3:plugin] + command[plugin + 2 :]  # the plugin registers on import; parsing needs only its name
+    done = subprocess.run([str(python), "-c", ARGS_CHECK, *args], capture_output=True, text=True, timeout=500)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "disable_any_whitespace=True" in done.stdout and "backend='xgrammar'" in done.stdout
 
 
 def test_find_vllm_python_rejects_an_interpreter_without_vllm(tmp_path):
@@ -167,9 +200,18 @@ async def test_serve_model_with_vllm_returns_structured_tool_calls():
         async with httpx.AsyncClient(timeout=300) as client:
             models = (await client.get(f"{served.base_url}/models")).json()
             response = await client.post(f"{served.base_url}/chat/completions", json=REQUEST)
+        async with OpenAIChatModel(served.model_name, base_url=served.base_url, timeout_s=300) as model:
+            constrained = await model.complete(
+                [ChatMessage(role="user", content=REQUEST["messages"][0]["content"] + " Will it rain?")],
+                [FORECAST_TOOL],
+                settings=SamplingSettings(max_tokens=48, temperature=0, output_schema=RAIN_SCHEMA),
+            )
     assert [m["id"] for m in models["data"]] == [EMBEDDED_MODEL_NAME]
     assert response.status_code == 200, response.text
     _assert_forecast_call(response.json())
+    reply = json.loads(constrained.message.content)
+    assert set(reply) == {"city", "rain"} and isinstance(reply["rain"], bool)
+    assert "\n" not in constrained.message.content  # whitespace is bounded server-side
 
 
 STAND_IN_VLLM = """#!{python}

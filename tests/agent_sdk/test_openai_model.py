@@ -19,6 +19,7 @@ from starlette.routing import Route
 from agent_sdk import (
     Agent,
     ChatMessage,
+    ContextOverflowError,
     ModelError,
     ModelHTTPError,
     OpenAIChatModel,
@@ -181,6 +182,70 @@ async def test_concurrency_limit_bounds_requests_in_flight():
                     requests.start_soon(model.complete, [ChatMessage(role="user", content="x")])
         server.should_exit = True
     assert in_flight["max"] == 2
+
+
+SCHEMA = {"type": "object", "title": "Tool call?", "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}}}
+TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+CALL_LIKE = '{"name": "f", "arguments": {}}'
+
+
+async def test_output_schema_is_sent_as_vllm_structured_outputs_instead_of_tools(monkeypatch):
+    monkeypatch.delenv("ASTRA_LLM_STRUCTURED_OUTPUT", raising=False)
+    async with llm_server(lambda body, n: _completion(CALL_LIKE)) as (base_url, bodies):
+        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+            assert model.supports_output_schema and model.structured_output == "vllm"
+            settings = SamplingSettings(max_tokens=32, output_schema=SCHEMA)
+            response = await model.complete([ChatMessage(role="user", content="x")], TOOLS, settings=settings)
+            plain = await model.complete([ChatMessage(role="user", content="x")], TOOLS)
+    constrained, free = bodies
+    assert constrained["structured_outputs"] == {"json": SCHEMA, "disable_any_whitespace": True}
+    assert "tools" not in constrained and "tool_choice" not in constrained and "output_schema" not in constrained
+    assert constrained["max_tokens"] == 32
+    assert response.message.content == CALL_LIKE and response.message.tool_calls == []
+    assert "structured_outputs" not in free and free["tools"] == TOOLS
+    assert [c.name for c in plain.message.tool_calls] == ["f"]
+
+
+async def test_output_schema_as_openai_response_format_chosen_by_environment(monkeypatch):
+    monkeypatch.setenv("ASTRA_LLM_STRUCTURED_OUTPUT", "openai")
+    async with llm_server(lambda body, n: _completion('{"name": "x"}')) as (base_url, bodies):
+        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+            await model.complete([ChatMessage(role="user", content="x")], settings=SamplingSettings(output_schema=SCHEMA))
+    assert bodies[0]["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "Tool_call_", "schema": SCHEMA, "strict": True},
+    }
+    assert "structured_outputs" not in bodies[0]
+
+
+async def test_output_schema_is_not_sent_to_an_endpoint_without_enforcement():
+    async with llm_server(lambda body, n: _completion("ok")) as (base_url, bodies):
+        async with OpenAIChatModel("m", base_url=base_url, structured_output="none") as model:
+            assert not model.supports_output_schema
+            await model.complete([ChatMessage(role="user", content="x")], TOOLS, settings=SamplingSettings(output_schema=SCHEMA))
+    assert bodies[0]["tools"] == TOOLS
+    assert not {"structured_outputs", "response_format", "output_schema"} & set(bodies[0])
+
+
+def test_unknown_structured_output_mode_is_a_user_error(monkeypatch):
+    monkeypatch.setenv("ASTRA_LLM_STRUCTURED_OUTPUT", "xml")
+    with pytest.raises(UserError, match="ASTRA_LLM_STRUCTURED_OUTPUT"):
+        OpenAIChatModel("m", base_url="http://h/v1")
+
+
+VLLM_TOO_LONG = (
+    "This model's maximum context length is 4096 tokens. However, your prompt contains 5000 input tokens, "
+    "which exceeds this limit even without any output tokens. Please reduce the length of the input prompt."
+)
+
+
+async def test_prompt_too_long_is_a_context_overflow_and_not_retried():
+    error = {"error": {"message": VLLM_TOO_LONG, "type": "BadRequestError", "param": "input_tokens", "code": 400}}
+    async with llm_server(lambda body, n: JSONResponse(error, status_code=400)) as (base_url, bodies):
+        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+            with pytest.raises(ContextOverflowError, match="maximum context length is 4096"):
+                await model.complete([ChatMessage(role="user", content="x" * 100)])
+    assert len(bodies) == 1
 
 
 def test_configuration_from_environment(monkeypatch):

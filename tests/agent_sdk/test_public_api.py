@@ -5,14 +5,14 @@ from __future__ import annotations
 import agent_sdk
 
 CORE = {
-    "DEFAULT_SYSTEM_PROMPT", "Agent", "AgentSdkError", "ArgumentRepair", "ChatMessage", "ChatModel", "McpServer",
+    "DEFAULT_SYSTEM_PROMPT", "Agent", "AgentSdkError", "ArgumentRepair", "ChatMessage", "ChatModel", "ContextOverflowError", "McpServer",
     "ModelError", "ModelHTTPError", "ModelResponse", "OpenAIChatModel", "ParsedCalls", "RetryPolicy",
     "SamplingSettings", "Step", "StopReason", "ToolCall", "ToolCallRecord", "ToolInfo", "ToolResult", "Toolbox",
     "ToolboxError", "Trajectory", "Usage", "UserError", "parse_arguments", "parse_tool_calls", "read_openai_jsonl",
     "read_sft_parquet", "read_trajectories_jsonl", "server_from_target", "sft_record", "write_openai_jsonl",
     "write_sft_parquet", "write_trajectories_jsonl",
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "embedded_model_dir", "find_vllm_python",
-    "serve_model",
+    "is_local_target", "model_from_target", "serve_model",
 }  # fmt: skip
 
 

@@ -4,8 +4,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 import synth.core
-from synth.core import LLMCache, MeteredModel, ask_structured, extract_json
-from agent_sdk import ChatMessage
+from synth.core import LLMCache, MeteredModel, ask_structured, cache_key, extract_json
+from agent_sdk import ChatMessage, ContextOverflowError, ModelHTTPError, SamplingSettings
 
 
 class Verdict(BaseModel):
@@ -123,3 +123,113 @@ async def test_corrupt_cache_entry_is_a_miss(tmp_path, script):
     entry.write_text("{not json")
     again = await ask_structured(model, PROMPT, Verdict)
     assert again.value.score == 0.3 and model.counts.calls == 2
+
+
+def enforcing(scripted_model, fn):
+    """A scripted model that says it enforces output schemas."""
+    model = scripted_model(fn)
+    model.supports_output_schema = True
+    return model
+
+
+@pytest.mark.anyio
+async def test_enforced_schema_goes_in_settings_not_in_the_prompt(scripted_model):
+    seen = []
+
+    def fn(messages, tools, settings):
+        seen.append(settings)
+        return '{"score": 0.5, "reason": "ok"}'
+
+    model = enforcing(scripted_model, fn)
+    result = await ask_structured(model, PROMPT, Verdict, settings=SamplingSettings(max_tokens=64))
+    assert result.ok
+    assert seen[0].output_schema == Verdict.model_json_schema()
+    assert seen[0].max_tokens == 64 and "temperature" not in seen[0].model_fields_set
+    prompt = model.requests[0][-1].content
+    assert "JSON Schema" not in prompt and '"properties"' not in prompt
+    assert prompt.endswith("Reply with a JSON object.")
+
+
+@pytest.mark.anyio
+async def test_per_call_schema_is_enforced_and_the_reply_still_validated(scripted_model):
+    seen = []
+    exactly_two = {"type": "object", "properties": {"scores": {"type": "array", "minItems": 2, "maxItems": 2}}}
+
+    class Scores(BaseModel):
+        scores: list[int]
+
+    def fn(messages, tools, settings):
+        seen.append(settings.output_schema)
+        return '{"scores": [1, 2, 3]}' if len(seen) == 1 else '{"scores": [1, 2]}'
+
+    def check(value: Scores) -> str | None:
+        return None if len(value.scores) == 2 else "give exactly 2 scores"
+
+    result = await ask_structured(enforcing(scripted_model, fn), PROMPT, Scores, schema=exactly_two, check=check)
+    assert result.ok and result.value.scores == [1, 2] and result.attempts == 2
+    assert seen == [exactly_two, exactly_two]
+
+
+@pytest.mark.anyio
+async def test_per_call_schema_is_shown_when_not_enforced(script):
+    custom = {"type": "object", "properties": {"score": {"type": "number", "maximum": 0.5}}}
+    model = script('{"score": 0.5, "reason": "ok"}')
+    await ask_structured(model, PROMPT, Verdict, schema=custom)
+    assert json.dumps(custom, separators=(",", ":")) in model.requests[0][-1].content
+
+
+@pytest.mark.anyio
+async def test_retries_feed_back_only_the_last_reply_truncated(script):
+    long_bad = '{"score": 7, "reason": "' + "x" * 5000 + '"}'
+    model = script(long_bad, '{"score": 8, "reason": "y"}', '{"score": 0.5, "reason": "ok"}')
+    result = await ask_structured(model, PROMPT, Verdict, retries=2)
+    assert result.ok and result.attempts == 3
+    first, second, third = model.requests
+    assert len(second) == len(third) == len(first) + 2
+    assert len(second[-2].content) < 500 and second[-2].content.endswith("[truncated]")
+    assert third[-2].content == '{"score": 8, "reason": "y"}'
+    assert third[:-2] == first
+
+
+@pytest.mark.anyio
+async def test_context_overflow_is_terminal_and_not_retried(script):
+    model = script(ContextOverflowError("prompt of 5000 tokens: this model's maximum context length is 4096 tokens"))
+    result = await ask_structured(model, PROMPT, Verdict, retries=3)
+    assert result.value is None and result.reason_code == "context_overflow"
+    assert result.attempts == 1 and len(model.requests) == 1
+    assert "4096" in result.detail
+
+
+@pytest.mark.anyio
+async def test_endpoint_refusing_the_schema_is_asked_the_unenforced_way(scripted_model):
+    seen = []
+
+    def fn(messages, tools, settings):
+        seen.append(settings)
+        if settings is not None and settings.output_schema is not None:
+            return ModelHTTPError("HTTP 400: invalid schema for response_format", status_code=400)
+        return '{"score": 0.5, "reason": "ok"}'
+
+    model = enforcing(scripted_model, fn)
+    result = await ask_structured(model, PROMPT, Verdict)
+    assert result.ok and result.attempts == 2
+    assert seen[1] is None
+    assert "JSON Schema" in model.requests[1][-1].content
+
+
+@pytest.mark.anyio
+async def test_metered_model_forwards_enforcement_and_keys_the_cache_by_schema(tmp_path, scripted_model):
+    model = MeteredModel(enforcing(scripted_model, lambda m, t, s: '{"score": 0.5, "reason": "ok"}'), cache=LLMCache(tmp_path))
+    assert model.supports_output_schema
+    assert not MeteredModel(scripted_model(lambda m, t, s: "")).supports_output_schema
+    other = {"type": "object", "properties": {"score": {"type": "number"}, "reason": {"type": "string"}}}
+    await ask_structured(model, PROMPT, Verdict)
+    await ask_structured(model, PROMPT, Verdict, schema=other)
+    await ask_structured(model, PROMPT, Verdict, schema=other)
+    assert model.counts.calls == 2 and model.counts.cache_hits == 1
+
+
+def test_cache_key_of_an_unconstrained_request_ignores_the_schema_field():
+    plain = SamplingSettings(max_tokens=10)
+    assert cache_key("m", PROMPT, None, plain) == cache_key("m", PROMPT, None, SamplingSettings(max_tokens=10, output_schema=None))
+    assert cache_key("m", PROMPT, None, plain) != cache_key("m", PROMPT, None, SamplingSettings(max_tokens=10, output_schema={}))

@@ -109,6 +109,7 @@ async def ask_structured(
     check: Callable[[T], str | None] | None = None,
     include_schema: bool = True,
     parse: Callable[[str], Any] = extract_json,
+    schema: dict[str, Any] | None = None,
 ) -> StructuredResult[T]:
     """Ask `model` for an `output_type` object; retry with the error fed back; fail with a reason.
 
@@ -125,6 +126,8 @@ async def ask_structured(
         include_schema: append the output schema to the prompt.
         parse: turns the reply text into data to validate (default `extract_json`); raises
             `ValueError` when the reply holds nothing usable (reason `no_json`).
+        schema: a JSON Schema built for this call (accepted, not yet sent: engine enforcement
+            lands with structured-output support).
     """
     if cache is not None and not (isinstance(model, MeteredModel) and model.cache is not None):
         model = MeteredModel(model, cache=cache)

@@ -23,7 +23,7 @@ from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
 from synth.core import ask_structured, format_validation_error, read_jsonl
 from synth.env._assemble import verify_env, write_env
 from synth.env._code import render_module
-from synth.env._judge import detect_language
+from synth.env._seeds import detect_language
 
 __all__ = ["Defect", "ImportRecord", "import_envs"]
 

@@ -26,14 +26,17 @@ from synth.core import (
     MeteredModel,
     PipelineStats,
     Stage,
+    StageMeter,
+    StageTokens,
     map_ordered,
     read_jsonl,
     rejections_store,
 )
 from synth.env._assemble import assemble
-from synth.env._judge import decompose, make_seed, necessity, run_checks
+from synth.env._judge import decompose, necessity, run_checks
 from synth.env._leak import LeakAuditor, default_benchmark_files, require_embedder
 from synth.env._merge import merge_tools
+from synth.env._seeds import make_seeds
 from synth.env._tools import synthesize_tools
 from synth.env.config import STAGES, SynthConfig
 from synth.env.records import EnvRecord, Failure, Sample, Seed
@@ -50,7 +53,10 @@ class SynthResult(BaseModel):
 
 
 def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = None) -> tuple[list[Seed], list[InputError]]:
-    """Seeds from input JSONL files; unusable lines become errors naming file and line."""
+    """Seeds from input JSONL files; unusable lines become errors naming file and line.
+
+    A corpus over `config.corpus_max_tokens` gives one seed per chunk (ref `file:line#chunkN`).
+    """
     seeds: list[Seed] = []
     errors: list[InputError] = []
     for path in inputs:
@@ -58,17 +64,24 @@ def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = 
         errors += errs
         for row in rows:
             try:
-                seeds.append(make_seed(row.value, row.ref, config))
+                seeds += make_seeds(row.value, row.ref, config)
             except ValueError as exc:
                 errors.append(InputError(file=row.file, line=row.line, message=str(exc)))
     unique = list({s.id: s for s in seeds}.values())
     return unique, errors
 
 
+_JUDGING = frozenset({"necessity", "checks"})
+"""Stages that judge rather than generate: they use the judge model."""
+
+
 class _Run:
-    def __init__(self, out_dir: Path, model: MeteredModel, sandbox: Any, auditor: LeakAuditor | None, config: SynthConfig, stages: set[str]) -> None:
+    def __init__(
+        self, out_dir: Path, model: MeteredModel, judge: MeteredModel, sandbox: Any, auditor: LeakAuditor | None, config: SynthConfig, stages: set[str]
+    ) -> None:
         self.out = out_dir
-        self.model = model
+        self.tokens: dict[str, StageTokens] = {}
+        self.models = {name: StageMeter(judge if name in _JUDGING else model, name, self.tokens) for name in STAGES}
         self.sandbox = sandbox
         self.auditor = auditor
         self.auditor_ready = anyio.Event()
@@ -93,7 +106,7 @@ class _Run:
 
     async def process(self, seed: Seed) -> dict[str, Any] | None:
         cfg = self.config
-        rec = await self._step("decompose", seed.id, partial(decompose, self.model, seed, cfg))
+        rec = await self._step("decompose", seed.id, partial(decompose, self.models["decompose"], seed, cfg))
         if rec is None:
             return None
         rec = await self._step("leak_audit", seed.id, partial(self._audit, Sample.model_validate(rec)))
@@ -101,10 +114,10 @@ class _Run:
             return None
         sample = Sample.model_validate(rec)
         for name, fn in (
-            ("necessity", partial(necessity, self.model)),
-            ("checks", partial(run_checks, self.model)),
-            ("tools", partial(synthesize_tools, self.model, self.sandbox)),
-            ("merge", partial(merge_tools, self.model, self.sandbox)),
+            ("necessity", partial(necessity, self.models["necessity"])),
+            ("checks", partial(run_checks, self.models["checks"])),
+            ("tools", partial(synthesize_tools, self.models["tools"], self.sandbox)),
+            ("merge", partial(merge_tools, self.models["merge"], self.sandbox)),
         ):
             rec = await self._step(name, seed.id, partial(fn, sample, cfg))
             if rec is None:
@@ -157,12 +170,15 @@ async def synthesize_envs(
     sandbox: Any | None = None,
     auditor: LeakAuditor | None = None,
     show_progress: bool | None = None,
+    judge_model: Any | None = None,
 ) -> SynthResult:
     """Turn question/corpus/domain rows into verified environments under `out_dir/envs/`.
 
     Args:
         model: any `ChatModel`; it is wrapped with the response cache (`out_dir/cache/llm`),
             the concurrency limit and counters.
+        judge_model: the model of the judging stages (necessity, checks); default `model`.
+            It shares the cache and the concurrency limit's size.
         out_dir: stage stores, `rejected.jsonl`, `stats.json`, `envs/`.
         inputs: input JSONL files; when empty, the seeds of a previous run (`seeds.jsonl`).
         config: pipeline settings (defaults documented on `SynthConfig`).
@@ -193,9 +209,13 @@ async def synthesize_envs(
         seeds = [Seed.model_validate(r) for r in seed_store.records()]
     if not seeds and not errors:
         raise ValueError(f"no input: pass input files or run in a directory with seeds.jsonl ({out})")
-    metered = model if isinstance(model, MeteredModel) else MeteredModel(
-        model, cache=LLMCache(out / "cache" / "llm"), max_concurrency=config.max_llm_concurrency, timeout_s=config.llm_timeout_s
-    )
+    cache = LLMCache(out / "cache" / "llm")
+
+    def meter(m: Any) -> MeteredModel:
+        return m if isinstance(m, MeteredModel) else MeteredModel(m, cache=cache, max_concurrency=config.max_llm_concurrency, timeout_s=config.llm_timeout_s)
+
+    metered = meter(model)
+    judge = metered if judge_model is None or judge_model is model else meter(judge_model)
     if config.retry_model_errors:
         rejected = rejections_store(out)
         rejected.discard([f"{r['stage']}:{r['id']}" for r in rejected.records() if r["reason"].endswith("model_error")])
@@ -204,7 +224,7 @@ async def synthesize_envs(
         require_embedder()
 
     async def run_all(sb: Any) -> _Run:
-        run = _Run(out, metered, sb, auditor, config, selected)
+        run = _Run(out, metered, judge, sb, auditor, config, selected)
 
         async def load_auditor() -> None:
             # embedding the benchmarks takes minutes on a CPU: overlap it with the first LLM stages
@@ -240,7 +260,8 @@ async def synthesize_envs(
         out / "stats.json",
         pipeline="synth.env",
         stages=list(run.stages.values()),
-        llm=metered.counts,
+        llm=metered.counts if judge is metered else metered.counts + judge.counts,
+        tokens_by_stage=run.tokens,
         wall_time_s=time.monotonic() - started,
         input_records=len(seeds),
         input_errors=errors,

@@ -113,6 +113,8 @@ def make_seeds(data: dict[str, Any], ref: str, config: SynthConfig) -> list[Seed
     seeds = []
     for i, chunk in enumerate(chunks, 1):
         material = {"domain": row.domain, "question": question, "corpus": chunk, "hops": [lo, hi], "language": language}
+        if len(chunks) > 1:
+            material["chunk"] = i  # position too: two chunks of equal text are still two places in the corpus
         given = row.id if len(chunks) == 1 else row.id and f"{row.id}-{i}"
         seeds.append(
             Seed(

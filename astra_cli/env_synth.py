@@ -103,37 +103,50 @@ def synth(
 
 @env_app.command("import")
 def import_(
-    inputs: Annotated[list[Path], typer.Argument(help="JSONL files of ASTRA-RL rows (tool_schema, tool_dict, sub_qa_dict, query/prompt).")],
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(help="JSONL files of ASTRA rows: env_synthesis pipeline output or released RL rows (tool_schema, tool_dict, sub_qa_dict)."),
+    ],
     out: Annotated[Path, typer.Option("--out", help="Output directory: envs/ and import_report.jsonl.")],
     limit: Annotated[int | None, typer.Option("--limit", help="Read only the first N rows of each file.")] = None,
-    propose_calls: Annotated[
-        bool, typer.Option("--propose-calls", help="Ask the model for golden calls when a row has none (uses --base-url/--model).")
-    ] = False,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (default $ASTRA_LLM_BASE_URL).")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model name (default $ASTRA_LLM_MODEL).")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (default $ASTRA_LLM_API_KEY).")] = None,
+    min_verify_score: Annotated[
+        float | None, typer.Option("--min-verify-score", help="Reject rows whose verify_result.score is below this (ASTRA's step-4 threshold).")
+    ] = None,
+    max_calls: Annotated[
+        int, typer.Option("--max-calls", min=1, help="Tool calls tried per sub-question when searching for a golden call.")
+    ] = 300,
     unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation.")] = False,
 ) -> None:
-    """Convert ASTRA-RL rows into environments, verify them, and report every defect."""
+    """Convert ASTRA rows into environments, verify them, and report every defect per row.
+
+    Sub-questions without a golden call get one only by running the row's own tools; rows
+    ASTRA itself would skip are reported as rejected.
+    """
     import anyio
 
     from mcp_servers import SandboxConfig
     from synth.env import import_envs
+    from synth.env.importer import SearchLimits
 
     for path in inputs:
         if not path.is_file():
             raise typer.BadParameter(f"{path}: no such file", param_hint="INPUTS")
-    llm = _model(base_url, model, api_key, 8) if propose_calls else None
 
     async def main():  # type: ignore[no-untyped-def]
         async with SandboxConfig.from_env(unsafe=unsafe).build() as sandbox:
-            return await import_envs(inputs, out, sandbox=sandbox, model=llm, limit=limit)
+            return await import_envs(
+                inputs, out, sandbox=sandbox, limit=limit, limits=SearchLimits(max_calls=max_calls), min_verify_score=min_verify_score
+            )
 
     records = anyio.run(main)
     for r in records:
         codes = ", ".join(sorted({d.code for d in r.defects})) or "-"
-        typer.echo(f"{'PASS' if r.passed else 'FAIL'}  {r.ref}  {r.env_id or '-'}  {codes}")
+        status = "REJECT" if r.rejected else "PASS" if r.passed else "FAIL"
+        typer.echo(f"{status:<6}  {r.ref}  {r.env_id or '-'}  {codes}")
     passed = sum(r.passed for r in records)
-    typer.echo(f"{passed}/{len(records)} rows imported into {out / 'envs'}; defects in {out / 'import_report.jsonl'}")
-    if passed < len(records):
+    rejected = sum(r.rejected for r in records)
+    typer.echo(
+        f"{passed}/{len(records)} rows imported into {out / 'envs'}, {rejected} rejected as ASTRA would; defects in {out / 'import_report.jsonl'}"
+    )
+    if passed + rejected < len(records):
         raise typer.Exit(1)

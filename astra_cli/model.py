@@ -24,7 +24,9 @@ def serve(
     ] = None,
     backend: Annotated[str, typer.Option("--backend", help="auto (vLLM if installed), vllm, or local.")] = "auto",
     enforce_eager: Annotated[bool, typer.Option("--enforce-eager", help="vLLM: skip compilation (faster start).")] = False,
-    max_model_len: Annotated[int, typer.Option("--max-model-len")] = 4096,
+    max_model_len: Annotated[
+        int, typer.Option("--max-model-len", help="Context in tokens; the benchmarks in evals/ need 16384.")
+    ] = 4096,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the server to answer.")] = 900.0,
     log: Annotated[Path | None, typer.Option("--log", help="vLLM log file (default: a temporary file).")] = None,
 ) -> None:

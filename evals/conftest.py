@@ -1,14 +1,20 @@
 """`pytest evals/`: benchmark harness integrity (always) and model evaluation (with a model).
 
 Options (flag, or environment variable):
-  --model-url  ASTRA_EVAL_MODEL_URL   OpenAI-compatible base URL, or `local` for the embedded model
-  --model-name ASTRA_EVAL_MODEL_NAME  model name at that endpoint
+  --model      ASTRA_EVAL_MODEL       what to evaluate: an OpenAI-compatible base URL; a model directory
+               (--model-url, ASTRA_EVAL_MODEL_URL)  (a checkpoint) or `embedded`, served once for the run with
+               --max-model-len tokens of context; or `local` (the embedded model in this process)
+  --model-name ASTRA_EVAL_MODEL_NAME  model name at the URL (default: the served name)
+  --model-label ASTRA_EVAL_MODEL_LABEL  name of this run's rows in the summary, e.g. `base` or `trained`
   --user-model-url / --user-model-name  (ASTRA_EVAL_USER_MODEL_URL/_NAME) tau2's and ACEBench's
-               simulated user; defaults to the evaluated model
+               simulated user, an endpoint URL or `local`; defaults to the evaluated model
+  --protocol   ASTRA_EVAL_PROTOCOL    `full` (default), `sampled` (evals/protocols/sampled.json: 3 fixed
+               entries per category) or a protocol JSON file
   --categories ASTRA_EVAL_CATEGORIES  comma list: `bfcl`, `tau2`, `acebench` or `bench:category`
                (e.g. `bfcl:multi_turn_base,tau2:retail,tau2:telecom-solo,acebench:normal_atom_bool`)
   --limit      ASTRA_EVAL_LIMIT       entries per category (default: all)
   --trials     ASTRA_EVAL_TRIALS      episodes per entry (default 1)
+  --max-model-len ASTRA_EVAL_MAX_MODEL_LEN  context of a model this run serves (default 16384)
   --eval-out   ASTRA_EVAL_OUT         output directory (default ./evals-out)
   --full-replay ASTRA_EVAL_FULL_REPLAY=1  tau2 gold replay of every task instead of a sample
 """
@@ -18,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,36 +33,46 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="astra-bfcl-"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from harness import EvalConfig, Summary  # noqa: E402
+from harness import EvalConfig, EvalModels, RunInfo, Summary  # noqa: E402
 
 _OPTIONS = {
-    "model_url": ("--model-url", "ASTRA_EVAL_MODEL_URL"),
-    "model_name": ("--model-name", "ASTRA_EVAL_MODEL_NAME"),
-    "user_model_url": ("--user-model-url", "ASTRA_EVAL_USER_MODEL_URL"),
-    "user_model_name": ("--user-model-name", "ASTRA_EVAL_USER_MODEL_NAME"),
-    "categories": ("--categories", "ASTRA_EVAL_CATEGORIES"),
-    "limit": ("--limit", "ASTRA_EVAL_LIMIT"),
-    "trials": ("--trials", "ASTRA_EVAL_TRIALS"),
-    "eval_out": ("--eval-out", "ASTRA_EVAL_OUT"),
+    "model": (("--model", "--model-url"), ("ASTRA_EVAL_MODEL", "ASTRA_EVAL_MODEL_URL")),
+    "model_name": (("--model-name",), ("ASTRA_EVAL_MODEL_NAME",)),
+    "model_label": (("--model-label",), ("ASTRA_EVAL_MODEL_LABEL",)),
+    "user_model_url": (("--user-model-url",), ("ASTRA_EVAL_USER_MODEL_URL",)),
+    "user_model_name": (("--user-model-name",), ("ASTRA_EVAL_USER_MODEL_NAME",)),
+    "protocol": (("--protocol",), ("ASTRA_EVAL_PROTOCOL",)),
+    "categories": (("--categories",), ("ASTRA_EVAL_CATEGORIES",)),
+    "limit": (("--limit",), ("ASTRA_EVAL_LIMIT",)),
+    "trials": (("--trials",), ("ASTRA_EVAL_TRIALS",)),
+    "max_model_len": (("--max-model-len",), ("ASTRA_EVAL_MAX_MODEL_LEN",)),
+    "eval_out": (("--eval-out",), ("ASTRA_EVAL_OUT",)),
 }
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("astra-evals")
-    for dest, (flag, env) in _OPTIONS.items():
-        group.addoption(flag, dest=dest, default=None, help=f"(env {env})")
+    for dest, (flags, envs) in _OPTIONS.items():
+        group.addoption(*flags, dest=dest, default=None, help=f"(env {' or '.join(envs)})")
     group.addoption("--full-replay", action="store_true", default=False, help="(env ASTRA_EVAL_FULL_REPLAY=1)")
 
 
 @pytest.fixture(scope="session")
 def eval_config(request: pytest.FixtureRequest) -> EvalConfig:
     values = {}
-    for dest, (_, env) in _OPTIONS.items():
-        value = request.config.getoption(dest) or os.environ.get(env)
+    for dest, (_, envs) in _OPTIONS.items():
+        value = request.config.getoption(dest) or next((os.environ[e] for e in envs if os.environ.get(e)), None)
         if value not in (None, ""):
             values[dest] = value
     full = request.config.getoption("full_replay") or os.environ.get("ASTRA_EVAL_FULL_REPLAY", "") in {"1", "true", "yes"}
     return EvalConfig(**values, full_replay=full)
+
+
+@pytest.fixture(scope="session")
+def eval_models(eval_config: EvalConfig) -> Iterator[EvalModels]:
+    """The run's models; a checkpoint is served on the first model test and stopped at the end of the run."""
+    with EvalModels(eval_config) as models:
+        yield models
 
 
 @pytest.fixture
@@ -65,5 +82,6 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def summary(eval_config: EvalConfig) -> Summary:
-    """Rows of this run; each model test rewrites summary.md/json after adding its row."""
-    return Summary(model=eval_config.model_name or eval_config.model_url or "(no model)")
+    """Rows of this run, under its label; each model test rewrites summary.md/json after adding its row."""
+    run = RunInfo(model=eval_config.model or "(no model)", protocol=eval_config.protocol)
+    return Summary(model=eval_config.label, runs={eval_config.label: run})

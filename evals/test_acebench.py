@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.acebench import (
     NORMAL_CATEGORIES,
@@ -13,9 +13,14 @@ from harness.acebench import (
     acebench_dir,
     check_output,
     load_category,
+    parse_calls,
     play_entry,
     render_answer,
+    system_prompt,
 )
+from scripted import ScriptedModel
+
+from agent_sdk import ModelError
 
 pytestmark = pytest.mark.skipif(
     not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
@@ -53,13 +58,13 @@ def test_checker_rejects_wrong_values_extra_calls_and_calls_in_special_cases() -
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", NORMAL_CATEGORIES + SPECIAL_CATEGORIES)
-async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_acebench(category: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
     if reason := eval_config.skip_reason("acebench", category):
         pytest.skip(reason)
-    model = eval_config.chat_model()
-    entries = load_category(category, limit=eval_config.limit)
+    model = eval_models.chat_model()
+    entries = eval_config.select("acebench", category, load_category(category), lambda entry: entry.id)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
-    out = eval_config.out_dir / "acebench"
+    out = eval_config.results_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text("".join(
         json.dumps({"id": e.id, "trial": t, "result": reply, "valid": v.ok, "error": v.error}, ensure_ascii=False) + "\n"
@@ -69,3 +74,38 @@ async def test_model_on_acebench(category: str, eval_config: EvalConfig, summary
                                    trials=eval_config.trials, extra={"model_errors": float(errored)})
     summary.add(row, eval_config.out_dir)
     assert row.n == len(entries) * eval_config.trials
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("category", ["normal_single_turn_parallel_function", "normal_preference", "special_irrelevant"])
+async def test_play_entry_shows_the_prompt_and_hands_the_reply_to_the_checker(category: str) -> None:
+    entry = load_category(category, limit=1)[0]
+    answer = render_answer(category, entry.ground_truth, entry.functions)
+    model = ScriptedModel(lambda messages, tools: answer)
+    reply, verdict = await play_entry(entry, model)
+    assert reply == answer and verdict.ok, verdict.error
+    (messages, offered), = model.requests
+    assert [(m.role, m.content) for m in messages] == [("system", system_prompt(entry)), ("user", entry.question)]
+    assert offered == [] and json.dumps(entry.functions, ensure_ascii=False) in messages[0].content
+    if entry.profile:
+        assert entry.profile in messages[0].content
+
+
+@pytest.mark.anyio
+async def test_play_entry_fails_a_wrong_call_a_missing_call_and_a_model_error() -> None:
+    entry = load_category("normal_single_turn_parallel_function", limit=1)[0]
+    answer = render_answer(entry.category, entry.ground_truth, entry.functions)
+    calls = parse_calls(answer)
+    assert calls and len(calls) > 1
+    (name, args), *_ = calls
+    first = f"[{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})]"
+    _, fewer = await play_entry(entry, ScriptedModel(lambda messages, tools: first))
+    assert not fewer.ok and fewer.error
+    _, prose = await play_entry(entry, ScriptedModel(lambda messages, tools: "I would call the functions."))
+    assert not prose.ok
+
+    def broken(messages, tools):
+        raise ModelError("context length exceeded")
+
+    reply, failed = await play_entry(entry, ScriptedModel(broken))
+    assert reply == "" and not failed.ok and failed.error == "model error: context length exceeded"

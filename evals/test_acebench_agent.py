@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.acebench import (
     AGENT_CATEGORIES,
@@ -24,7 +23,7 @@ from harness.acebench import (
     replay_gold_paths,
 )
 
-from agent_sdk import ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
+from scripted import ScriptedModel, tool_calls
 
 pytestmark = pytest.mark.skipif(
     not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
@@ -42,19 +41,6 @@ NOT_REPRODUCED = {
 }
 
 
-class ScriptedModel:
-    """A `ChatModel` answering from a callable (messages, tools) -> message or text."""
-
-    def __init__(self, script: Callable[[list[ChatMessage], list[dict[str, Any]]], ChatMessage | str]) -> None:
-        self.script = script
-
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None = None, *,
-                       settings: SamplingSettings | None = None) -> ModelResponse:
-        reply = self.script(list(messages), list(tools or []))
-        message = ChatMessage(role="assistant", content=reply) if isinstance(reply, str) else reply
-        return ModelResponse(message=message, usage=Usage(prompt_tokens=1, completion_tokens=1, requests=1))
-
-
 def _gold_calls(entry) -> list[tuple[str, dict[str, Any]]]:
     return [call for milestone in gold_paths(entry)[0] for call in parse_milestone(milestone)[0]]
 
@@ -63,12 +49,9 @@ def _gold_agent(entry) -> ScriptedModel:
     """An agent that makes the entry's gold calls one per step, then answers."""
     calls = _gold_calls(entry)
 
-    def script(messages: list[ChatMessage], tools: list[dict[str, Any]]) -> ChatMessage | str:
+    def script(messages, tools):
         made = sum(len(m.tool_calls or []) for m in messages if m.role == "assistant")
-        if made < len(calls):
-            name, args = calls[made]
-            return ChatMessage(role="assistant", tool_calls=[ToolCall(id=f"c{made}", name=name, arguments=args)])
-        return "All done."
+        return tool_calls(calls[made], prefix=f"c{made}") if made < len(calls) else "All done."
 
     return ScriptedModel(script)
 
@@ -169,7 +152,8 @@ async def test_multi_turn_with_simulated_user_over_mcp() -> None:
 async def test_multi_step_agent_alone_and_a_silent_agent_scores_zero() -> None:
     entry = load_category("agent_multi_step")[2]
     outcome = await play_agent_entry(entry, _gold_agent(entry))
-    assert outcome.end_state_ok and outcome.process == 1.0
+    assert outcome.calls == [{"name": name, "arguments": args, "ok": True} for name, args in _gold_calls(entry)]
+    assert outcome.end_state_ok and outcome.process == 1.0 and outcome.mismatches == []
     idle = await play_agent_entry(entry, ScriptedModel(lambda messages, tools: "I cannot help."))
     assert not idle.end_state_ok and idle.process == 0.0 and idle.mismatches
 
@@ -177,14 +161,15 @@ async def test_multi_step_agent_alone_and_a_silent_agent_scores_zero() -> None:
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", AGENT_CATEGORIES)
-async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, eval_models: EvalModels,
+                                       summary: Summary) -> None:
     if reason := eval_config.skip_reason("acebench", category):
         pytest.skip(reason)
-    model = eval_config.chat_model()
-    user = eval_config.chat_model(user=True) if category == "agent_multi_turn" else None
-    entries = load_category(category, limit=eval_config.limit)
+    model = eval_models.chat_model()
+    user = eval_models.chat_model(user=True) if category == "agent_multi_turn" else None
+    entries = eval_config.select("acebench", category, load_category(category), lambda entry: entry.id)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_agent_entry(entry, model, user))
-    out = eval_config.out_dir / "acebench"
+    out = eval_config.results_dir / "acebench"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"data_{category}_result.json").write_text(
         "".join(json.dumps(o.record(t), ensure_ascii=False) + "\n" for _, t, o in played))

@@ -7,10 +7,21 @@ import subprocess
 import sys
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
-from harness.bfcl import CATEGORIES, load_entries, play_entry, replay_ground_truth, score_entry, write_result_file
+from harness.bfcl import (
+    CATEGORIES,
+    BfclEpisode,
+    call_string,
+    load_entries,
+    parse_call_string,
+    play_entry,
+    replay_ground_truth,
+    score_entry,
+    write_result_file,
+)
 from harness.bfcl._score import BFCL_REGISTRY
+from scripted import ScriptedModel, calls_this_turn, tool_calls, user_turn
 
 CHECKER_ERRORS = {
     "multi_turn:instance_state_mismatch",
@@ -46,7 +57,6 @@ async def test_dropping_a_call_fails_with_the_checkers_error(category: str) -> N
 
 @pytest.mark.anyio
 async def test_held_out_function_is_hidden_until_its_turn() -> None:
-    from harness.bfcl import BfclEpisode
     from mcp import Client
 
     entry = load_entries("multi_turn_miss_func", limit=1)[0]
@@ -80,14 +90,14 @@ async def test_result_files_are_accepted_by_bfcl_evaluate(tmp_path) -> None:
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("category", CATEGORIES)
-async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_bfcl(category: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
     if reason := eval_config.skip_reason("bfcl", category):
         pytest.skip(reason)
-    model = eval_config.chat_model()
-    entries = load_entries(category, limit=eval_config.limit)
+    model = eval_models.chat_model()
+    entries = eval_config.select("bfcl", category, load_entries(category), lambda entry: entry.id)
     played = await play_trials(entries, eval_config.trials, lambda entry: play_entry(entry, model))
     results = [(e, t, o, score_entry(e, o.turns)) for e, t, o in played]
-    out = eval_config.out_dir / "bfcl"
+    out = eval_config.results_dir / "bfcl"
     for trial in range(eval_config.trials):
         rows = [o.result_row() for e, t, o, _ in results if t == trial]
         write_result_file(out / f"trial{trial}" / "result", category, rows)
@@ -100,3 +110,55 @@ async def test_model_on_bfcl(category: str, eval_config: EvalConfig, summary: Su
                                    extra={"model_errors": float(sum(bool(o.errors) for _, _, o, _ in results))})
     summary.add(row, eval_config.out_dir)
     assert row.n == len(entries) * eval_config.trials
+
+
+def _gold_player(entry, *, one_step: bool = False, drop_last: bool = False) -> tuple[ScriptedModel, list[list[str]]]:
+    """A model that makes each turn's ground-truth calls (one per step, or all in one step), then answers.
+
+    Returns the model and, per turn, the calls as the MCP server logs them (keyword form).
+    """
+    episode = BfclEpisode(entry)
+    planned = [[(name, episode.positional_to_keywords(name, args, kwargs))
+                for name, args, kwargs in map(parse_call_string, turn)] for turn in entry.ground_truth]
+    if drop_last:
+        planned[-1] = planned[-1][:-1]
+
+    def script(messages, tools):
+        todo, made = planned[user_turn(messages)], calls_this_turn(messages)
+        if one_step:
+            return tool_calls(*todo) if todo and not made else "Done."
+        return tool_calls(todo[made], prefix=f"c{made}") if made < len(todo) else "Done."
+
+    return ScriptedModel(script), [[call_string(name, args) for name, args in turn] for turn in planned]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("category", ["multi_turn_base", "multi_turn_miss_func"])
+async def test_play_entry_hands_the_checker_each_steps_calls(category: str) -> None:
+    entry = load_entries(category, limit=1)[0]
+    model, expected = _gold_player(entry)
+    outcome = await play_entry(entry, model)
+    # Per turn: one step per call, then the answering step without calls.
+    assert outcome.turns == [[[call] for call in turn] + [[]] for turn in expected]
+    assert outcome.errors == [] and not outcome.force_terminated
+    assert score_entry(entry, outcome.turns)["valid"] is True
+    if category == "multi_turn_miss_func":
+        (reveal, docs), = entry.missed_function.items()
+        held_out = {d["name"] for d in docs}
+        first_user = next(i for i, (messages, _) in enumerate(model.requests) if user_turn(messages) == int(reveal))
+        assert not held_out & set(model.requests[first_user - 1][1])
+        assert held_out <= set(model.requests[first_user][1])
+
+
+@pytest.mark.anyio
+async def test_play_entry_keeps_parallel_calls_in_one_step_and_a_missed_call_fails() -> None:
+    entry = load_entries("multi_turn_base", limit=1)[0]
+    model, expected = _gold_player(entry, one_step=True)
+    outcome = await play_entry(entry, model)
+    assert outcome.turns == [[turn, []] for turn in expected]
+    assert score_entry(entry, outcome.turns)["valid"] is True
+    wrong, expected = _gold_player(entry, drop_last=True)
+    outcome = await play_entry(entry, wrong)
+    assert outcome.turns[-1] == [[call] for call in expected[-1]] + [[]]
+    verdict = score_entry(entry, outcome.turns)
+    assert verdict["valid"] is False and verdict["error_type"] in CHECKER_ERRORS

@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, Summary
+from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold, write_results
+from scripted import ScriptedModel, calls_this_turn, tool_calls, user_turn
 
 CI_SAMPLE = 10
 SEED = 0
@@ -68,19 +69,19 @@ async def test_user_tools_are_a_separate_server_and_solo_merges_them() -> None:
 @pytest.mark.anyio
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize("variant", [*DOMAINS, "telecom-solo"])
-async def test_model_on_tau2(variant: str, eval_config: EvalConfig, summary: Summary) -> None:
+async def test_model_on_tau2(variant: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
     if reason := eval_config.skip_reason("tau2", variant):
         pytest.skip(reason)
     domain, solo = variant.removesuffix("-solo"), variant.endswith("-solo")
     tasks = load_tasks(domain)
     if solo:
         tasks = [t for t in tasks if getattr(t, "ticket", None)]
-    tasks = tasks[: eval_config.limit] if eval_config.limit else tasks
-    agent, user = eval_config.chat_model(), eval_config.chat_model(user=True)
+    tasks = eval_config.select("tau2", variant, tasks, lambda task: task.id)
+    agent, user = eval_models.chat_model(), eval_models.chat_model(user=True)
     played = await play_trials(tasks, eval_config.trials,
                                lambda task: play_task(domain, task, agent, None if solo else user, solo_mode=solo))
     simulations = [{**o.simulation, "trial": k} for _, k, o in played]
-    write_results(eval_config.out_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
+    write_results(eval_config.results_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
                   agent=agent.name, user=None if solo else user.name, trials=eval_config.trials, solo_mode=solo,
                   max_exchanges=30)
     errored = sum(o.termination in {"agent_error", "user_error"} for *_, o in played)
@@ -101,3 +102,73 @@ async def test_results_file_loads_in_tau2(tmp_path) -> None:
     loaded = Results.load(path)
     assert [s.task_id for s in loaded.simulations] == [t.id for t in tasks]
     assert all(s.reward_info.reward == 1.0 for s in loaded.simulations)
+
+
+
+def _summary(messages: list) -> list[tuple]:
+    """tau2 messages as (role, who made the call (tool results), text (not tool results), call names)."""
+    return [(m.role, m.requestor if m.role == "tool" else None, None if m.role == "tool" else m.content,
+             [c.name for c in (getattr(m, "tool_calls", None) or [])]) for m in messages]
+
+
+def _script(turns: list) -> ScriptedModel:
+    """A model that, in its n-th turn, makes the calls of `turns[n][0]` one per step, then says `turns[n][1]`."""
+
+    def script(messages, tools):
+        turn = user_turn(messages)
+        planned, reply = turns[turn]
+        made = calls_this_turn(messages)
+        return tool_calls(planned[made], prefix=f"t{turn}_{made}") if made < len(planned) else reply
+
+    return ScriptedModel(script)
+
+
+def _call_messages(requestor: str, calls: list) -> list[tuple]:
+    return [entry for name, _ in calls for entry in ((requestor, None, None, [name]), ("tool", requestor, None, []))]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("skip_write", [False, True])
+async def test_play_task_hands_tau2_the_dialogue_and_the_agents_calls(skip_write: bool) -> None:
+    task = load_tasks("retail")[0]
+    gold = [(a.name, dict(a.arguments)) for a in task.evaluation_criteria.actions]
+    assert gold[-1][0] == "exchange_delivered_order_items"
+    made = gold[:-1] if skip_write else gold
+    agent = _script([(made, "Your exchange is confirmed.")])
+    user = _script([([], "I want to exchange two items."), ([], "Thanks! ###STOP###")])
+    outcome = await play_task("retail", task, agent, user)
+    assert _summary(outcome.messages) == [
+        ("assistant", None, "Hi! How can I help you today?", []), ("user", None, "I want to exchange two items.", []),
+        *_call_messages("assistant", made),
+        ("assistant", None, "Your exchange is confirmed.", []), ("user", None, "Thanks! ###STOP###", []),
+    ]
+    sent = [(c.name, c.arguments) for m in outcome.messages if m.role == "assistant" for c in (m.tool_calls or [])]
+    assert sent == made and not any(m.error for m in outcome.messages if m.role == "tool")
+    assert outcome.termination == "user_stop"
+    assert outcome.reward == (0.0 if skip_write else 1.0)
+    assert outcome.reward_info["db_check"]["db_match"] is not skip_write
+
+
+@pytest.mark.anyio
+async def test_play_task_records_the_users_own_tool_calls() -> None:
+    task = next(t for t in load_tasks("telecom") if t.evaluation_criteria.actions
+                and all(a.requestor == "user" for a in t.evaluation_criteria.actions))
+    actions = [(a.name, dict(a.arguments)) for a in task.evaluation_criteria.actions]
+    agent = _script([([], "Please fix the settings on your phone.")])
+    user = _script([([], "My mobile data does not work."), (actions, "It works now. ###STOP###")])
+    outcome = await play_task("telecom", task, agent, user)
+    assert _summary(outcome.messages)[3:] == [*_call_messages("user", actions), ("user", None, "It works now. ###STOP###", [])]
+    assert [m.requestor for m in outcome.messages if m.role == "tool"] == ["user"] * len(actions)
+    assert outcome.termination == "user_stop" and outcome.reward == 1.0
+    idle = await play_task("telecom", task, agent, _script([([], "My mobile data does not work."), ([], "Bye ###STOP###")]))
+    assert idle.reward == 0.0
+
+
+@pytest.mark.anyio
+async def test_solo_play_ends_on_done_and_leaves_done_out_of_the_trajectory() -> None:
+    task = next(t for t in load_tasks("telecom") if getattr(t, "ticket", None))
+    actions = [(a.name, dict(a.arguments)) for a in task.evaluation_criteria.actions]
+    agent = _script([([*actions, ("done", {})], "unreachable")])
+    outcome = await play_task("telecom", task, agent, solo_mode=True)
+    assert _summary(outcome.messages) == _call_messages("assistant", actions)
+    assert outcome.termination == "agent_stop" and outcome.reward == 1.0

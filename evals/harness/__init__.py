@@ -6,18 +6,26 @@ come from the benchmark's own checker where it has one (BFCL, tau2) and from a c
 written here from the data's conventions where it does not (ACEBench).
 """
 
-from harness._config import EvalConfig
+from harness._config import EVAL_MAX_MODEL_LEN, EvalConfig
 from harness._conversation import Conversation, TurnResult, TurnStep
-from harness._report import REFERENCE_ROWS, BenchmarkRow, ReferenceRow, Summary, wilson_interval
+from harness._models import EvalModels
+from harness._protocol import PROTOCOLS_DIR, Protocol, load_protocol
+from harness._report import REFERENCE_ROWS, BenchmarkRow, ReferenceRow, RunInfo, Summary, wilson_interval
 
 __all__ = [
+    "EVAL_MAX_MODEL_LEN",
+    "PROTOCOLS_DIR",
     "REFERENCE_ROWS",
     "BenchmarkRow",
     "Conversation",
     "EvalConfig",
+    "EvalModels",
+    "Protocol",
     "ReferenceRow",
+    "RunInfo",
     "Summary",
     "TurnResult",
     "TurnStep",
+    "load_protocol",
     "wilson_interval",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-__all__ = ["REFERENCE_ROWS", "BenchmarkRow", "ReferenceRow", "Summary", "wilson_interval"]
+__all__ = ["REFERENCE_ROWS", "BenchmarkRow", "ReferenceRow", "RunInfo", "Summary", "wilson_interval"]
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -82,10 +82,30 @@ REFERENCE_ROWS: list[ReferenceRow] = [
 """Published ASTRA models and their Qwen3 bases, as the ASTRA paper reports them."""
 
 
+_OVERALL = {
+    ("BFCL-v3 multi-turn", "overall"): tuple(c for b, c in _COLUMNS[:4]),
+    ("tau2-bench", "overall (retail, telecom)"): ("retail", "telecom"),
+    ("ACEBench", "overall (agent)"): ("agent_multi_turn", "agent_multi_step"),
+}
+"""The paper's overall columns: unweighted means of these categories (e.g. BFCL 54.00, 39.50, 39.00, 45.50 -> 44.50)."""
+
+
+class RunInfo(BaseModel):
+    """What one label in a summary evaluated."""
+
+    model: str = Field(description="The model option: URL, checkpoint directory, `embedded` or `local`.")
+    protocol: str = Field(default="full", description="`full`, `sampled` or a protocol file.")
+
+
 class Summary(BaseModel):
-    """Everything one `pytest evals/` run scored, written as JSON and markdown."""
+    """Everything the runs written into one directory scored, as JSON and markdown.
+
+    `model` is the label of the current run (e.g. `base`); runs with other labels written into
+    the same directory keep their rows, so a base and a trained model sit side by side.
+    """
 
     model: str
+    runs: dict[str, RunInfo] = Field(default_factory=dict, description="Label -> what it evaluated.")
     rows: list[BenchmarkRow] = Field(default_factory=list)
     references: list[ReferenceRow] = Field(default_factory=lambda: list(REFERENCE_ROWS))
     notes: list[str] = Field(default_factory=list)
@@ -95,37 +115,69 @@ class Summary(BaseModel):
         self.rows.append(row)
         self.write(directory)
 
+    def comparison(self, benchmark: str) -> list[str]:
+        """Markdown lines: one row per category, a column per label (score and n), then the published models."""
+        labels = list(dict.fromkeys(r.model for r in self.rows if r.benchmark == benchmark))
+        published = list(dict.fromkeys(r.model for r in self.references if r.benchmark == benchmark))
+        ours = {(r.model, r.category): r for r in self.rows if r.benchmark == benchmark}
+        theirs = {(r.model, r.category): r.score for r in self.references if r.benchmark == benchmark}
+        categories = list(dict.fromkeys([c for _, c in ours] + [c for _, c in theirs]))
+        lines = ["| category | " + " | ".join([*labels, *(f"{m} (published)" for m in published)]) + " |",
+                 "|---|" + "---|" * (len(labels) + len(published))]
+        for category in categories:
+            cells = [_cell(ours.get((label, category)), self._overall(label, benchmark, category)) for label in labels]
+            cells += [f"{theirs[(m, category)]:.3f}" if (m, category) in theirs else "" for m in published]
+            lines.append(f"| {category} | " + " | ".join(cells) + " |")
+        return lines
+
+    def _overall(self, label: str, benchmark: str, category: str) -> float | None:
+        parts = _OVERALL.get((benchmark, category))
+        scores = {r.category: r.score for r in self.rows if r.model == label and r.benchmark == benchmark}
+        if not parts or not all(p in scores for p in parts):
+            return None
+        return sum(scores[p] for p in parts) / len(parts)
+
     def markdown(self) -> str:
-        """A markdown table per benchmark: this model's rows, then the reference rows."""
-        lines = [f"# Evaluation of `{self.model}`", ""]
+        """Per benchmark: the labels side by side with the published rows, then this summary's rows in detail."""
+        lines = ["# Evaluation", "", "| label | model | protocol |", "|---|---|---|"]
+        lines += [f"| {label} | {run.model} | {run.protocol} |" for label, run in self.runs.items()]
+        lines.append("")
         for bench in sorted({r.benchmark for r in self.rows} | {r.benchmark for r in self.references}):
-            lines += [f"## {bench}", "", "| model | category | n | trials | score | 95% CI | other |",
-                      "|---|---|---|---|---|---|---|"]
-            for r in (r for r in self.rows if r.benchmark == bench):
+            lines += [f"## {bench}", "", *self.comparison(bench), ""]
+            rows = [r for r in self.rows if r.benchmark == bench]
+            if not rows:
+                continue
+            lines += ["| model | category | n | trials | score | 95% CI | other |", "|---|---|---|---|---|---|---|"]
+            for r in rows:
                 ci = f"[{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]" if r.ci95 else ""
                 other = ", ".join(f"{k}={v:.3f}" for k, v in r.extra.items())
                 lines.append(f"| {r.model} | {r.category} | {r.n} | {r.trials} | {r.score:.3f} | {ci} | {other} |")
-            for ref in (r for r in self.references if r.benchmark == bench):
-                lines.append(f"| {ref.model} (published) | {ref.category} | | | {ref.score:.3f} | | {ref.source} |")
             lines.append("")
-        lines += [f"- {n}" for n in self.notes]
-        return "\n".join(lines) + "\n"
+        sources = sorted({r.source for r in self.references})
+        lines += [f"- Published rows: {', '.join(sources)}." if sources else "", *(f"- {n}" for n in self.notes)]
+        return "\n".join(lines).rstrip() + "\n"
 
     def write(self, directory: Path) -> tuple[Path, Path]:
         """Write `summary.json` and `summary.md` into `directory`.
 
-        Rows already there for the same model and other categories are kept, so several
-        runs into one directory (one benchmark at a time) add up to one summary.
+        Rows already there are kept unless this summary has a row for the same label, benchmark
+        and category (the latest wins), so runs into one directory (one benchmark at a time, or
+        a base and a trained model under two labels) add up to one summary.
         """
         directory.mkdir(parents=True, exist_ok=True)
         js, md = directory / "summary.json", directory / "summary.md"
         if js.exists():
             previous = Summary.model_validate_json(js.read_text(encoding="utf-8"))
-            if previous.model == self.model:
-                # The latest row of each benchmark category wins, in first-seen order.
-                merged = {(r.benchmark, r.category): r for r in previous.rows}
-                merged.update({(r.benchmark, r.category): r for r in self.rows})
-                self.rows = list(merged.values())
+            merged = {(r.model, r.benchmark, r.category): r for r in previous.rows}
+            merged.update({(r.model, r.benchmark, r.category): r for r in self.rows})
+            self.rows = list(merged.values())
+            self.runs = {**previous.runs, **self.runs}
         js.write_text(json.dumps(self.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
         md.write_text(self.markdown(), encoding="utf-8")
         return js, md
+
+
+def _cell(row: BenchmarkRow | None, overall: float | None) -> str:
+    if row is not None:
+        return f"{row.score:.3f} (n={row.n})"
+    return f"{overall:.3f}" if overall is not None else ""

@@ -1,157 +1,178 @@
-"""`astra env import`: ASTRA-RL style rows -> verified environments, defects reported, not hidden.
+"""`astra env import`: ASTRA's own rows -> verified environments, every defect reported.
 
-A row holds `tool_schema` (a list of OpenAI function schemas), `tool_dict` (tool name ->
-Python source), `sub_qa_dict` (tool name -> the answers its output must contain) and the
-query (`query`, or the last user message of `prompt`); each field may be JSON-encoded text.
-Such rows carry no golden calls: they come from the row's optional `golden_calls` (tool name
--> list of argument objects, one per answer) or, when a model is given, are proposed by it
-from the query. Every defect — a duplicate tool name, a tool without code, a missing golden
-call, any `verify` finding such as `nondeterministic` — is reported with its code; only
-environments without defects are written.
+Both formats of ASTRA are read (`_import_formats`): the pipeline output of its env_synthesis
+(`decomposition_trace` + `env_result`, golden calls from each node's `tool_call_statement`)
+and the released RL rows (`tool_schema` + `tool_dict` + `sub_qa_dict`, no golden calls). The
+dependency DAG becomes the subtasks' `depends_on`. Sub-questions without a golden call get
+one only by running the row's own tools in the sandbox (`_import_search`).
+
+Per row, `import_report.jsonl` holds the outcome: rows ASTRA itself would skip are
+`rejected` with the reason; otherwise every defect (`duplicate_tool_name`,
+`golden_call_missing`, `nondeterministic`, `answer_missing`, ... and any `verify` finding) is
+listed, and only rows without defects whose environment passes `verify` are written.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent_sdk import ChatMessage
-from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
-from synth.core import ask_structured, format_validation_error, read_jsonl
-from synth.env._assemble import verify_env, write_env
-from synth.env._code import render_module
+from mcp_servers import (
+    Environment,
+    GoldenCall,
+    Sandbox,
+    Source,
+    Subtask,
+    Task,
+    verify_env,
+)
+from synth.core import format_validation_error, read_jsonl
+from synth.env._assemble import write_env
+from synth.env._import_formats import (
+    Defect,
+    ParsedRow,
+    ParsedSubtask,
+    RowError,
+    decode,
+    dependency_order,
+    parse_row,
+)
+from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module
 from synth.env._seeds import detect_language
 
-__all__ = ["Defect", "ImportRecord", "import_envs"]
+__all__ = ["Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
 
-
-class Defect(BaseModel):
-    """One problem found in an imported row."""
-
-    code: str = Field(description="duplicate_tool_name, tool_missing, golden_call_missing, schema_invalid, or a verify code.")
-    message: str
+Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
+_FORMAT_NAMES = {"pipeline": "env_synthesis pipeline", "rl": "RL"}
 
 
 class ImportRecord(BaseModel):
-    """The outcome of importing one row."""
+    """The outcome of importing one row (one line of `import_report.jsonl`)."""
 
     ref: str = Field(description="file:line of the row.")
-    env_id: str | None = None
-    passed: bool
+    format: Literal["pipeline", "rl"] | None = Field(default=None, description="Which ASTRA format the row is (None if unreadable).")
+    env_id: str | None = Field(default=None, description="The environment's id, when one was built.")
+    passed: bool = Field(description="True when the environment was verified and written.")
+    rejected: bool = Field(default=False, description="True when ASTRA itself would skip the row; `defects` says why.")
     defects: list[Defect] = Field(default_factory=list)
+    found_calls: dict[str, GoldenCall] = Field(
+        default_factory=dict, description="Golden calls established by running the row's tools, by subtask id."
+    )
 
 
-class _Calls(BaseModel):
-    calls: list[dict[str, Any]] = Field(description="One argument object per expected answer, in order.")
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, str):
+def rejection(row: Mapping[str, Any], min_verify_score: float | None) -> Defect | None:
+    """Why ASTRA's step 4 would skip this row (`tool_necessity_legitimacy` false, or a
+    `verify_result.score` under the threshold), or None."""
+    if row.get("tool_necessity_legitimacy") in (False, "false", "False"):
+        return Defect(code="tool_necessity_illegitimate", message="tool_necessity_legitimacy is false: ASTRA skips this row")
+    verdict = decode(row.get("verify_result"))
+    score = verdict.get("score") if isinstance(verdict, dict) else None
+    if min_verify_score is not None and score is not None:
         try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+            low = float(score) < min_verify_score
+        except (TypeError, ValueError):
+            return Defect(code="verify_score_low", message=f"verify_result.score {score!r} is not a number")
+        if low:
+            return Defect(code="verify_score_low", message=f"verify_result.score {score} is below {min_verify_score}")
+    return None
 
 
-def _query(row: dict[str, Any]) -> str:
-    if isinstance(row.get("query"), str) and row["query"].strip():
-        return row["query"].strip()
-    prompt = _decode(row.get("prompt"))
-    if isinstance(prompt, list):
-        users = [m.get("content") for m in prompt if isinstance(m, dict) and m.get("role") == "user"]
-        if users and isinstance(users[-1], str):
-            return users[-1].strip()
-    return ""
+def scenario_of(subtasks: list[ParsedSubtask]) -> Scenario:
+    """The task's scenario from the DAG's shape: hops in sequence, side by side, or both."""
+    if len(subtasks) == 1:
+        return "single_hop"
+    if not any(s.depends_on for s in subtasks):
+        return "parallel_single_hop"
+    level: dict[str, int] = {}
+    for s in dependency_order(subtasks):
+        level[s.id] = 1 + max((level.get(d, 0) for d in s.depends_on), default=0)
+    widths = [list(level.values()).count(v) for v in set(level.values())]
+    return "parallel_multi_hop" if max(widths) > 1 else "multi_hop"
 
 
-async def _propose_calls(model: Any, query: str, tool: ToolSpec, answers: list[str]) -> list[dict[str, Any]] | None:
-    prompt = [
-        ChatMessage(
-            role="user",
-            content=f"User request:\n{query}\n\nTool: {tool.model_dump_json()}\n\nFor each expected result below give the "
-            f"arguments of the call to {tool.name} that returns it, taken from the request:\n"
-            + "\n".join(f"{i + 1}. {a}" for i, a in enumerate(answers))
-            + '\nFormat: {"calls": [{...}, ...]} in the same order.',
-        )
+def _final_answer(parsed: ParsedRow) -> str:
+    if parsed.answer:
+        return parsed.answer
+    parents = {d for s in parsed.subtasks for d in s.depends_on}
+    return "; ".join(s.answer for s in parsed.subtasks if s.id not in parents)
+
+
+def _build(parsed: ParsedRow, found: dict[str, GoldenCall], ref: str, domain: str) -> Environment:
+    """The environment of a row whose needed golden calls are all known.
+
+    Raises:
+        pydantic.ValidationError: when the row breaks the environment contract.
+    """
+    subtasks = [
+        Subtask(id=s.id, question=s.question, answer=s.answer, depends_on=s.depends_on, needs_tool=s.needs_tool,
+                golden_call=s.golden_call or found.get(s.id))
+        for s in parsed.subtasks
     ]
-    result = await ask_structured(model, prompt, _Calls, check=lambda c: None if len(c.calls) == len(answers) else f"give exactly {len(answers)} calls")
-    return result.value.calls if result.value is not None else None
+    return Environment.build(
+        tools_module(parsed.tools, header=f"Tools imported from an ASTRA {_FORMAT_NAMES[parsed.kind]} row."),
+        domain=parsed.domain or domain,
+        language=parsed.language or detect_language(parsed.query),
+        source=Source(kind="import", ref=ref),
+        task=Task(question=parsed.query, answer=_final_answer(parsed), scenario=scenario_of(parsed.subtasks)),
+        subtasks=subtasks,
+        tools=[t.spec for t in parsed.tools],
+    )
 
 
-async def import_row(row: dict[str, Any], ref: str, *, sandbox: Any, model: Any | None = None, domain: str = "imported") -> tuple[ImportRecord, Environment | None]:
-    """Convert and verify one row."""
-    defects: list[Defect] = []
-    schemas = _decode(row.get("tool_schema"))
-    codes = _decode(row.get("tool_dict"))
-    answers_by_tool = _decode(row.get("sub_qa_dict"))
-    query = _query(row)
-    if not isinstance(schemas, list) or not isinstance(codes, dict) or not isinstance(answers_by_tool, dict) or not query:
-        return ImportRecord(ref=ref, passed=False, defects=[Defect(code="malformed_row", message="needs tool_schema (list), tool_dict (object), sub_qa_dict (object) and a query")]), None
-    tools: dict[str, ToolSpec] = {}
-    for raw in schemas:
-        fn = raw.get("function", raw) if isinstance(raw, dict) else {}
-        try:
-            tool = ToolSpec(name=fn.get("name", ""), description=fn.get("description") or fn.get("name", "tool"), input_schema=fn.get("parameters") or {"type": "object", "properties": {}})
-        except ValidationError as exc:
-            defects.append(Defect(code="schema_invalid", message=f"tool {fn.get('name')!r}: {format_validation_error(exc)}"))
-            continue
-        if tool.name in tools:
-            defects.append(Defect(code="duplicate_tool_name", message=f"tool_schema lists {tool.name!r} more than once; the later definition is not used"))
-            continue
-        if tool.name not in codes:
-            defects.append(Defect(code="tool_missing", message=f"tool_dict has no code for {tool.name!r}"))
-            continue
-        tools[tool.name] = tool
-    given_calls = _decode(row.get("golden_calls")) or {}
-    subtasks: list[Subtask] = []
-    for name, answers in answers_by_tool.items():
-        answers = [str(a) for a in (answers if isinstance(answers, list) else [answers])]
-        if name not in tools:
-            defects.append(Defect(code="tool_missing", message=f"sub_qa_dict names {name!r}, which is not a usable tool"))
-            continue
-        calls = given_calls.get(name) if isinstance(given_calls, dict) else None
-        if calls is None and model is not None:
-            calls = await _propose_calls(model, query, tools[name], answers)
-        if not isinstance(calls, list) or len(calls) != len(answers):
-            defects.append(Defect(code="golden_call_missing", message=f"no golden call for each answer of {name!r}"))
-            continue
-        for i, (answer, args) in enumerate(zip(answers, calls, strict=True), 1):
-            subtasks.append(Subtask(id=f"{name}_{i}", question=f"What does {name} return for this request?", answer=answer, golden_call=GoldenCall(tool=name, arguments=args)))
-    if defects or not subtasks:
-        if not subtasks and not defects:
-            defects.append(Defect(code="golden_call_missing", message="sub_qa_dict is empty"))
-        return ImportRecord(ref=ref, passed=False, defects=defects), None
-    code = render_module([(n, n, codes[n]) for n in tools], header="Tools imported from an ASTRA-RL row.")
+async def import_row(
+    row: dict[str, Any], ref: str, *, sandbox: Sandbox, limits: SearchLimits | None = None,
+    min_verify_score: float | None = None, domain: str = "imported",
+) -> tuple[ImportRecord, Environment | None]:
+    """Read, complete, build and verify one row; the environment only when it passed."""
+    reason = rejection(row, min_verify_score)
+    if reason is not None:
+        return ImportRecord(ref=ref, passed=False, rejected=True, defects=[reason]), None
     try:
-        env = Environment.build(
-            code,
-            domain=str(row.get("domain") or domain),
-            language=str(row.get("language") or detect_language(query)),
-            source=Source(kind="import", ref=ref),
-            task=Task(question=query, answer=str(row.get("answer") or "; ".join(s.answer for s in subtasks)), scenario="single_hop" if len(subtasks) == 1 else "parallel_single_hop"),
-            subtasks=subtasks,
-            tools=list(tools.values()),
-        )
+        parsed = parse_row(row)
+    except RowError as exc:
+        return ImportRecord(ref=ref, passed=False, defects=[Defect(code="malformed_row", message=str(exc))]), None
+    found, missing = await establish_golden_calls(parsed, sandbox, limits or SearchLimits())
+    record = ImportRecord(ref=ref, format=parsed.kind, passed=False, defects=[*parsed.defects, *missing], found_calls=found)
+    if record.defects:
+        return record, None
+    try:
+        env = _build(parsed, found, ref, domain)
     except ValidationError as exc:
-        return ImportRecord(ref=ref, passed=False, defects=[Defect(code="schema_invalid", message=format_validation_error(exc))]), None
+        record.defects.append(Defect(code="schema_invalid", message=format_validation_error(exc)))
+        return record, None
     report = await verify_env(env, sandbox=sandbox)
-    defects += [Defect(code=f.code, message=f.message) for f in report.findings]
-    return ImportRecord(ref=ref, env_id=env.spec.id, passed=report.passed, defects=defects), env if report.passed else None
+    record.env_id = env.spec.id
+    record.defects += [Defect(code=f.code, message=f.message, subtask_id=f.subtask_id, tool=f.tool) for f in report.findings]
+    record.passed = report.passed
+    return record, env if report.passed else None
 
 
-async def import_envs(inputs: list[Path], out_dir: Path, *, sandbox: Any, model: Any | None = None, limit: int | None = None) -> list[ImportRecord]:
-    """Import every row of `inputs`; passing environments go to `out_dir/envs/`, all outcomes to `import_report.jsonl`."""
+async def import_envs(
+    inputs: list[Path], out_dir: Path, *, sandbox: Sandbox, limit: int | None = None,
+    limits: SearchLimits | None = None, min_verify_score: float | None = None,
+) -> list[ImportRecord]:
+    """Import every row of `inputs`: passing environments go to `out_dir/envs/`, every outcome to
+    `out_dir/import_report.jsonl` (in file and line order).
+
+    Args:
+        inputs: JSONL files of ASTRA rows (either format, mixed freely).
+        out_dir: the output directory (created).
+        sandbox: runs the rows' tools, for the golden-call search and for `verify`.
+        limit: read only the first `limit` rows of each file.
+        limits: bounds on the golden-call search.
+        min_verify_score: reject pipeline rows whose `verify_result.score` is below it (ASTRA's
+            step-4 `--threshold`); None keeps every score.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     records: list[ImportRecord] = []
     for path in inputs:
         rows, errors = read_jsonl(path, limit=limit)
         records += [ImportRecord(ref=f"{e.file}:{e.line}", passed=False, defects=[Defect(code="malformed_row", message=e.message)]) for e in errors]
         for row in rows:
-            record, env = await import_row(row.value, row.ref, sandbox=sandbox, model=model)
+            record, env = await import_row(row.value, row.ref, sandbox=sandbox, limits=limits, min_verify_score=min_verify_score)
             if env is not None:
                 write_env(env, out_dir)
             records.append(record)

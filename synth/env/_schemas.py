@@ -40,7 +40,7 @@ def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
         {
             "id": {"type": "string", "pattern": "^q[0-9]{1,2}$"},
             "question": _TEXT,
-            "answer": {"type": "string", "minLength": 1, "maxLength": 120},
+            "answer": {"type": "string", "minLength": 1, "maxLength": 80},  # one fact, not a sentence
             "depends_on": {"type": "array", "items": {"type": "string", "pattern": "^q[0-9]{1,2}$"}, "maxItems": max(0, max_hops - 1)},
         }
     )

@@ -177,8 +177,6 @@ async def synthesize_envs(
     Args:
         model: any `ChatModel`; it is wrapped with the response cache (`out_dir/cache/llm`),
             the concurrency limit and counters.
-        judge_model: the model of the judging stages (necessity, checks); default `model`.
-            It shares the cache and the concurrency limit's size.
         out_dir: stage stores, `rejected.jsonl`, `stats.json`, `envs/`.
         inputs: input JSONL files; when empty, the seeds of a previous run (`seeds.jsonl`).
         config: pipeline settings (defaults documented on `SynthConfig`).
@@ -186,6 +184,9 @@ async def synthesize_envs(
         limit: read only the first `limit` rows of each input file.
         sandbox: a started `LocalSandbox` (one is started when None).
         auditor: a loaded `LeakAuditor` (loaded from the benchmark files when None and enabled).
+        show_progress: progress bar on stderr (default: when stderr is a terminal).
+        judge_model: the model of the judging stages (necessity, checks); default `model`.
+            It shares the response cache and gets its own concurrency limit of the same size.
 
     Raises:
         ValueError: on an unknown stage name or when there is no input at all.

@@ -59,7 +59,7 @@ def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
         f"{task}\n\n"
         f"Break the main question into {hops} sub-questions. Rules:\n"
         "- Each sub-question asks for one fact: a name, number, date or code.\n"
-        "- Each gets a short concrete answer; invent a plausible one if needed.\n"
+        "- Each answer is that fact in a few words, never a sentence; invent a plausible one if needed.\n"
         "- If a sub-question needs another one's answer, put that id in depends_on and write that answer into its text.\n"
         "- Independent sub-questions have empty depends_on.\n"
         "- final_answer answers the main question.\n"

@@ -9,13 +9,17 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
 - `Stage` / `JsonlStore` append records durably and skip ids already done, so `kill -9`
   and a re-run lose nothing and duplicate nothing; `read_jsonl` reports bad input lines;
 - `map_ordered` runs records concurrently with a progress bar, in input order;
-- `PipelineStats` writes `stats.json` (funnel, reasons, LLM calls and tokens, wall time).
+- `PipelineStats` writes `stats.json` (funnel, reasons, LLM calls and tokens, wall time);
+  `StageMeter` counts prompt tokens per stage;
+- `PromptExample` / `ReplyCheck` reject replies that copy the prompt's example
+  (`copied_example`) and keep each check's own reason code.
 """
 
 from synth.core.cache import LLMCache, cache_key
+from synth.core.checks import COPIED_EXAMPLE, CheckOutcome, PromptExample, ReplyCheck
 from synth.core.llm import LLMCounts, MeteredModel
 from synth.core.runner import map_ordered, progress_bar
-from synth.core.stats import PipelineStats, StageCounts, stage_counts
+from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
 from synth.core.store import (
     InputError,
     InputRow,
@@ -30,6 +34,8 @@ from synth.core.store import (
 from synth.core.structured import ReasonCode, StructuredResult, ask_structured, extract_json, format_validation_error
 
 __all__ = [
+    "COPIED_EXAMPLE",
+    "CheckOutcome",
     "InputError",
     "InputRow",
     "JsonlStore",
@@ -37,10 +43,14 @@ __all__ = [
     "LLMCounts",
     "MeteredModel",
     "PipelineStats",
+    "PromptExample",
     "ReasonCode",
     "Rejection",
+    "ReplyCheck",
     "Stage",
     "StageCounts",
+    "StageMeter",
+    "StageTokens",
     "StoreCorrupt",
     "StructuredResult",
     "ask_structured",

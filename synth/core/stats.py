@@ -3,6 +3,9 @@
 The funnel is computed from the stage stores themselves, so it is correct after any number
 of interrupted and resumed runs; LLM counts are kept for the last run and accumulated over
 all runs (a resumed run served from the cache shows few calls, which is the point).
+
+Prompt sizes per stage come from `StageMeter`, a `ChatModel` view that tags the usage each
+reply reports with its stage: what a stage sends is what must fit the model's context.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_sdk import ChatMessage, ModelResponse, SamplingSettings, Usage
 from synth.core.llm import LLMCounts
 from synth.core.store import Stage
 
-__all__ = ["PipelineStats", "StageCounts", "stage_counts"]
+__all__ = ["PipelineStats", "StageCounts", "StageMeter", "StageTokens", "stage_counts"]
 
 
 class StageCounts(BaseModel):
@@ -42,6 +46,56 @@ def stage_counts(stage: Stage) -> StageCounts:
     )
 
 
+class StageTokens(BaseModel):
+    """Tokens of the replies one stage used, as the model reported them (cache hits included:
+    a cached reply's prompt was as long as when it was first sent)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    max_prompt_tokens: int = Field(default=0, description="The longest prompt: what must fit the model's context.")
+
+    def add(self, usage: Usage) -> None:
+        """Count one reply's usage."""
+        self.requests += 1
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.max_prompt_tokens = max(self.max_prompt_tokens, usage.prompt_tokens)
+
+
+class StageMeter:
+    """A `ChatModel` that passes requests to `model` and counts each reply's usage under `stage`.
+
+    Args:
+        model: the model the stage uses (usually a `MeteredModel`).
+        stage: the name the usage is counted under.
+        tally: shared per-stage counts (one dict per pipeline run).
+    """
+
+    def __init__(self, model: Any, stage: str, tally: dict[str, StageTokens]) -> None:
+        self.inner = model
+        self.name: str = model.name
+        self.stage = stage
+        self.tally = tally
+
+    @property
+    def supports_output_schema(self) -> bool:
+        """Whether the wrapped model enforces an output JSON Schema."""
+        return bool(getattr(self.inner, "supports_output_schema", False))
+
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        settings: SamplingSettings | None = None,
+    ) -> ModelResponse:
+        """The wrapped model's reply, its usage counted under the stage."""
+        response = await self.inner.complete(messages, tools, settings=settings)
+        self.tally.setdefault(self.stage, StageTokens()).add(response.usage)
+        return response
+
+
 class PipelineStats(BaseModel):
     """The content of `stats.json`."""
 
@@ -52,6 +106,10 @@ class PipelineStats(BaseModel):
     outputs: int = Field(default=0, description="Final artifacts written.")
     llm_last_run: LLMCounts = Field(default_factory=LLMCounts)
     llm_total: LLMCounts = Field(default_factory=LLMCounts)
+    tokens_by_stage_last_run: dict[str, StageTokens] = Field(
+        default_factory=dict, description="Per stage: prompt and completion tokens of the replies used, and the longest prompt."
+    )
+    max_prompt_tokens: int = Field(default=0, description="The longest prompt of any stage in the last run.")
     wall_time_s_last_run: float = 0.0
     wall_time_s_total: float = 0.0
     runs: int = 0
@@ -77,6 +135,7 @@ class PipelineStats(BaseModel):
         input_records: int,
         input_errors: Sequence[object] = (),
         outputs: int,
+        tokens_by_stage: dict[str, StageTokens] | None = None,
         extra: dict[str, Any] | None = None,
     ) -> PipelineStats:
         """Build this run's stats (accumulating over previous runs) and write them to `path`."""
@@ -89,6 +148,8 @@ class PipelineStats(BaseModel):
             outputs=outputs,
             llm_last_run=llm,
             llm_total=llm + previous.llm_total if previous else llm,
+            tokens_by_stage_last_run=dict(tokens_by_stage or {}),
+            max_prompt_tokens=max((t.max_prompt_tokens for t in (tokens_by_stage or {}).values()), default=0),
             wall_time_s_last_run=round(wall_time_s, 3),
             wall_time_s_total=round(wall_time_s + (previous.wall_time_s_total if previous else 0.0), 3),
             runs=(previous.runs if previous else 0) + 1,

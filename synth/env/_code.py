@@ -1,4 +1,7 @@
-"""Generated tool code: extraction from replies, static checks, answer matching, module rendering.
+"""Generated tool code: extraction from replies, static checks, module rendering.
+
+Whether a tool's output holds an answer is decided by `mcp_servers.answer_in_output`, the
+rule `verify` and the reward use, so synthesis never keeps a tool that verify rejects.
 
 Static checks catch, before the sandbox runs anything, what `verify` would reject anyway:
 syntax errors, a missing function, non-standard-library imports and reads of time, randomness,
@@ -8,11 +11,9 @@ the environment or the network (nondeterministic by construction).
 from __future__ import annotations
 
 import ast
-import json
 import re
 import sys
 import textwrap
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +28,6 @@ FORBIDDEN_MODULES = frozenset(
 )
 """Network, process and filesystem access: never needed by a data-backed tool."""
 _NONDETERMINISTIC_CALLS = frozenset({"now", "today", "utcnow", "urandom", "getrandbits", "random", "time_ns", "perf_counter"})
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
 
 
 class CodeProblem(Exception):
@@ -97,34 +97,6 @@ def check_code(code: str, function: str, parameters: Sequence[str]) -> None:
                 raise CodeProblem("nondeterministic", f"calls `{name}()`: output must not depend on the clock or randomness")
             if name in {"open", "exec", "eval", "__import__", "input"}:
                 raise CodeProblem("forbidden_import", f"calls `{name}()`: tools must not read files or run code")
-
-
-def normalize_answer(text: str) -> str:
-    """Casefold, NFKC, collapse whitespace, and write numbers plainly (`1,000.50` -> `1000.5`)."""
-
-    def number(m: re.Match[str]) -> str:
-        whole = m.group(1).replace(",", "")
-        frac = (m.group(2) or "").rstrip("0").rstrip(".")
-        return whole + frac
-
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = _NUMBER.sub(number, text)
-    return " ".join(text.split())
-
-
-def contains_answer(output: str, answer: str) -> bool:
-    """Whether the normalized `answer` occurs in the normalized `output` (JSON escapes undone)."""
-    needle = normalize_answer(answer)
-    if not needle:
-        return False
-    hay = normalize_answer(output)
-    if needle in hay:
-        return True
-    try:
-        decoded = json.dumps(json.loads(output), ensure_ascii=False)
-    except ValueError:
-        return False
-    return needle in normalize_answer(decoded)
 
 
 def render_module(tools: Sequence[tuple[str, str, str]], header: str = "") -> str:

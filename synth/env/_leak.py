@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from synth.env._code import normalize_answer
+from mcp_servers import normalize_answer
 
 __all__ = ["LeakAuditUnavailable", "LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
 

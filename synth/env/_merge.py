@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from synth.core import ask_structured
-from synth.env import prompts
+from synth.core import ReplyCheck, ask_structured
+from synth.env import _schemas, prompts
 from synth.env._tools import Member, doc_problem, sources_of, write_code
 from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SynthTool, ToolDoc
@@ -64,9 +64,14 @@ async def _merge_group(model: Any, sandbox: Any, sample: Sample, ids: list[str],
                 return f"{i}: {issue}"
         return None
 
-    reply = await ask_structured(model, prompts.merged_doc(sample, members, docs), MergedDoc, retries=config.retries, settings=config.sampling, check=problem)
+    example = prompts.merged_doc_example(ids)
+    check = ReplyCheck(example, check=problem)
+    reply = await ask_structured(
+        model, prompts.merged_doc(sample, members, docs, example), MergedDoc, retries=config.retries, settings=config.sampling,
+        check=check, schema=_schemas.merged_doc_schema(ids),
+    )
     if reply.value is None:
-        return Failure(reason=f"merge_doc_{reply.reason_code}", detail=reply.detail)
+        return Failure(reason=f"merge_doc_{check.reason(reply)}", detail=reply.detail)
     doc = reply.value.tool
     code = await write_code(
         model, sandbox, sample, name=doc.name, description=doc.description, schema=doc.parameters,
@@ -87,12 +92,14 @@ async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthCon
         return sample
     single = {next(iter(t.calls)): t for t in tools if len(t.calls) == 1}
     listing = [(sid, {"name": t.name, "description": t.description, "parameters": t.input_schema}) for sid, t in single.items()]
+    example = prompts.groups_example()
+    check = ReplyCheck(example, check=lambda g: _groups_problem(g, single))
     reply = await ask_structured(
-        model, prompts.merge_groups(sample, listing), Groups, retries=config.retries, settings=config.sampling,
-        check=lambda g: _groups_problem(g, single),
+        model, prompts.merge_groups(sample, listing, example), Groups, retries=config.retries, settings=config.sampling,
+        check=check, schema=_schemas.groups_schema(list(single)),
     )
     if reply.value is None:
-        return sample.model_copy(update={"notes": sample.notes + [f"merge_skipped: {reply.reason_code}"]})
+        return sample.model_copy(update={"notes": sample.notes + [f"merge_skipped: {check.reason(reply)}"]})
     notes = list(sample.notes)
     replaced: dict[str, SynthTool] = {}
     for group in reply.value.groups:

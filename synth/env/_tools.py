@@ -17,10 +17,10 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import ChatMessage
-from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
-from synth.core import ask_structured, format_validation_error
-from synth.env import prompts
-from synth.env._code import CodeProblem, check_code, contains_answer, extract_code, normalize_answer, render_module
+from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
+from synth.core import ReplyCheck, ask_structured, format_validation_error
+from synth.env import _schemas, prompts
+from synth.env._code import CodeProblem, check_code, extract_code, render_module
 from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SubQuestion, SynthTool, ToolDoc
 
@@ -81,12 +81,11 @@ def doc_problem(doc: ToolDoc, arguments: dict[str, Any], sources: str, answer: s
     error = jsonschema.exceptions.best_match(validator_for(doc.parameters)(doc.parameters).iter_errors(arguments))
     if error is not None:
         return f"the golden arguments do not validate against the parameters: {error.message}"
-    norm_answer = normalize_answer(answer)
-    if len(norm_answer) >= 3 and norm_answer in normalize_answer(doc.description + json.dumps(doc.parameters, ensure_ascii=False)):
+    shown = doc.description + " " + json.dumps(doc.parameters, ensure_ascii=False)
+    if len(normalize_answer(answer)) >= 3 and answer_in_output(answer, shown):
         return "the tool document reveals the answer; describe the tool in general terms"
-    norm_sources = normalize_answer(sources)
     for value in _string_leaves(arguments):
-        if normalize_answer(value) and normalize_answer(value) not in norm_sources:
+        if normalize_answer(value) and not answer_in_output(value, sources):
             return f"golden argument value {value!r} does not appear in the sub-question or its dependencies' answers"
     return None
 
@@ -142,7 +141,7 @@ async def run_members(sandbox: Any, env: Environment, name: str, members: list[M
                 if not outcome.ok:
                     code = _ERROR_KINDS.get(outcome.error_kind or "", "golden_call_error")
                     return Failure(reason=code, detail=f"{m.sub.id}: {name}(**{json.dumps(m.arguments, ensure_ascii=False)}) failed: {outcome.text[:600]}")
-                if not contains_answer(outcome.text, m.sub.answer):
+                if not answer_in_output(m.sub.answer, outcome.text):
                     return Failure(
                         reason="answer_missing",
                         detail=f"{m.sub.id}: {name}(**{json.dumps(m.arguments, ensure_ascii=False)}) returned {outcome.text[:600]!r}, "
@@ -171,7 +170,7 @@ async def _answer_elsewhere(session: Any, name: str, env: Environment, members: 
         for variant in _variants(m.arguments, schema):
             with anyio.fail_after(env.spec.limits.call_timeout_s * 4 + 10):
                 outcome = await session.call(name, variant)
-            if outcome.ok and contains_answer(outcome.text, m.sub.answer):
+            if outcome.ok and answer_in_output(m.sub.answer, outcome.text):
                 return Failure(
                     reason="answer_not_distinctive",
                     detail=f"{m.sub.id}: {name}(**{json.dumps(variant, ensure_ascii=False)}) also returned the answer "
@@ -220,18 +219,19 @@ async def write_code(
 async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQuestion, config: SynthConfig) -> SynthTool | Failure:
     """Document, scale, call and implement one sub-question's tool."""
     sources = sources_of(sample, sub)
+    check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, r.golden_arguments, sources, sub.answer))
     doc_reply = await ask_structured(
-        model, prompts.tool_doc(sample, sub), DocReply, retries=config.retries, settings=config.sampling,
-        check=lambda r: doc_problem(r.tool, r.golden_arguments, sources, sub.answer),
+        model, prompts.tool_doc(sample, sub), DocReply, retries=config.retries, settings=config.sampling, check=check,
+        schema=_schemas.DOC_SCHEMA,
     )
     if doc_reply.value is None:
-        return Failure(reason=f"tool_doc_{doc_reply.reason_code}", detail=f"{sub.id}: {doc_reply.detail}")
+        return Failure(reason=f"tool_doc_{check.reason(doc_reply)}", detail=f"{sub.id}: {doc_reply.detail}")
     doc, arguments = doc_reply.value.tool, doc_reply.value.golden_arguments
     scaled = False
     if config.scale_complexity:
         bigger = await ask_structured(
             model, prompts.scale_doc(doc), ToolDoc, retries=config.retries, settings=config.sampling,
-            check=lambda d: compatible(doc, d) or doc_problem(d, arguments, sources, sub.answer),
+            check=lambda d: compatible(doc, d) or doc_problem(d, arguments, sources, sub.answer), schema=_schemas.TOOL_SCHEMA,
         )
         if bigger.value is not None:
             doc, scaled = bigger.value, True

@@ -37,6 +37,12 @@ class SynthConfig(BaseModel):
 
     min_hops: int = Field(default=2, ge=1, le=12, description="Fewest sub-questions for corpus/domain inputs.")
     max_hops: int = Field(default=4, ge=1, le=12, description="Most sub-questions for any input.")
+    corpus_max_tokens: int = Field(
+        default=1024,
+        ge=32,
+        description="A knowledge corpus longer than this (estimated tokens) is split into several seeds, one per chunk "
+        "of whole sentences, so each decompose prompt fits a small model's context.",
+    )
     retries: int = Field(default=2, ge=0, le=10, description="Re-asks after invalid structured output.")
     code_retries: int = Field(default=2, ge=0, le=10, description="Re-writes of tool code after a sandbox failure.")
     scale_complexity: bool = Field(default=True, description="Add optional parameters/enums to tool documents.")

@@ -41,7 +41,7 @@ from synth.env._import_formats import (
     parse_row,
 )
 from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module
-from synth.env._judge import detect_language
+from synth.env._seeds import detect_language
 
 __all__ = ["Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
 

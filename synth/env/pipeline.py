@@ -26,14 +26,17 @@ from synth.core import (
     MeteredModel,
     PipelineStats,
     Stage,
+    StageMeter,
+    StageTokens,
     map_ordered,
     read_jsonl,
     rejections_store,
 )
 from synth.env._assemble import assemble
-from synth.env._judge import decompose, make_seed, necessity, run_checks
+from synth.env._judge import decompose, necessity, run_checks
 from synth.env._leak import LeakAuditor, default_benchmark_files, require_embedder
 from synth.env._merge import merge_tools
+from synth.env._seeds import make_seeds
 from synth.env._tools import synthesize_tools
 from synth.env.config import STAGES, SynthConfig
 from synth.env.records import EnvRecord, Failure, Sample, Seed
@@ -50,7 +53,10 @@ class SynthResult(BaseModel):
 
 
 def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = None) -> tuple[list[Seed], list[InputError]]:
-    """Seeds from input JSONL files; unusable lines become errors naming file and line."""
+    """Seeds from input JSONL files; unusable lines become errors naming file and line.
+
+    A corpus over `config.corpus_max_tokens` gives one seed per chunk (ref `file:line#chunkN`).
+    """
     seeds: list[Seed] = []
     errors: list[InputError] = []
     for path in inputs:
@@ -58,11 +64,15 @@ def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = 
         errors += errs
         for row in rows:
             try:
-                seeds.append(make_seed(row.value, row.ref, config))
+                seeds += make_seeds(row.value, row.ref, config)
             except ValueError as exc:
                 errors.append(InputError(file=row.file, line=row.line, message=str(exc)))
     unique = list({s.id: s for s in seeds}.values())
     return unique, errors
+
+
+_JUDGING = frozenset({"necessity", "checks"})
+"""Stages that judge rather than generate: they use the judge model."""
 
 
 class _Run:
@@ -70,8 +80,8 @@ class _Run:
         self, out_dir: Path, model: MeteredModel, judge: MeteredModel, sandbox: Any, auditor: LeakAuditor | None, config: SynthConfig, stages: set[str]
     ) -> None:
         self.out = out_dir
-        self.model = model
-        self.judge = judge
+        self.tokens: dict[str, StageTokens] = {}
+        self.models = {name: StageMeter(judge if name in _JUDGING else model, name, self.tokens) for name in STAGES}
         self.sandbox = sandbox
         self.auditor = auditor
         self.auditor_ready = anyio.Event()
@@ -96,7 +106,7 @@ class _Run:
 
     async def process(self, seed: Seed) -> dict[str, Any] | None:
         cfg = self.config
-        rec = await self._step("decompose", seed.id, partial(decompose, self.model, seed, cfg))
+        rec = await self._step("decompose", seed.id, partial(decompose, self.models["decompose"], seed, cfg))
         if rec is None:
             return None
         rec = await self._step("leak_audit", seed.id, partial(self._audit, Sample.model_validate(rec)))
@@ -104,10 +114,10 @@ class _Run:
             return None
         sample = Sample.model_validate(rec)
         for name, fn in (
-            ("necessity", partial(necessity, self.judge)),
-            ("checks", partial(run_checks, self.judge)),
-            ("tools", partial(synthesize_tools, self.model, self.sandbox)),
-            ("merge", partial(merge_tools, self.model, self.sandbox)),
+            ("necessity", partial(necessity, self.models["necessity"])),
+            ("checks", partial(run_checks, self.models["checks"])),
+            ("tools", partial(synthesize_tools, self.models["tools"], self.sandbox)),
+            ("merge", partial(merge_tools, self.models["merge"], self.sandbox)),
         ):
             rec = await self._step(name, seed.id, partial(fn, sample, cfg))
             if rec is None:
@@ -167,7 +177,6 @@ async def synthesize_envs(
     Args:
         model: any `ChatModel`; it is wrapped with the response cache (`out_dir/cache/llm`),
             the concurrency limit and counters.
-        judge_model: the model of the judging stages (necessity, checks); default `model`.
         out_dir: stage stores, `rejected.jsonl`, `stats.json`, `envs/`.
         inputs: input JSONL files; when empty, the seeds of a previous run (`seeds.jsonl`).
         config: pipeline settings (defaults documented on `SynthConfig`).
@@ -175,6 +184,9 @@ async def synthesize_envs(
         limit: read only the first `limit` rows of each input file.
         sandbox: a started `LocalSandbox` (one is started when None).
         auditor: a loaded `LeakAuditor` (loaded from the benchmark files when None and enabled).
+        show_progress: progress bar on stderr (default: when stderr is a terminal).
+        judge_model: the model of the judging stages (necessity, checks); default `model`.
+            It shares the response cache and gets its own concurrency limit of the same size.
 
     Raises:
         ValueError: on an unknown stage name or when there is no input at all.
@@ -250,6 +262,7 @@ async def synthesize_envs(
         pipeline="synth.env",
         stages=list(run.stages.values()),
         llm=metered.counts if judge is metered else metered.counts + judge.counts,
+        tokens_by_stage=run.tokens,
         wall_time_s=time.monotonic() - started,
         input_records=len(seeds),
         input_errors=errors,

@@ -1,7 +1,10 @@
-"""Prompts of every synth/env stage. Each returns the chat messages for one request.
+"""Prompts of every synth/env stage, written for small models: short, concrete, one task each.
 
-Prompts are in English and tell the model which language to write in, so one set of
-prompts serves English and Chinese samples alike.
+Each function returns the chat messages of one request. Prompts are in English and name the
+language to write in, so one set serves English and Chinese samples alike. No prompt shows a
+value that would pass: format examples hold `<placeholders>` and failing values, and each
+example is a `PromptExample` so the stage rejects a reply that copies it (`copied_example`).
+The decompose prompt shows its example only when the engine does not enforce the schema.
 """
 
 from __future__ import annotations
@@ -11,14 +14,12 @@ from typing import Any
 
 from agent_sdk import ChatMessage
 
+from synth.core import PromptExample
 from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
 
 _LANG = {"en": "English", "zh": "Simplified Chinese"}
 
-SYSTEM = (
-    "You build training data for tool-using AI agents. You answer with exactly the JSON object "
-    "requested, with no commentary."
-)
+SYSTEM = "You write training data for AI agents that use tools. Reply with JSON only."
 
 
 def _language(code: str) -> str:
@@ -29,128 +30,122 @@ def _messages(user: str) -> list[ChatMessage]:
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
 
 
-EXAMPLE_TRACE: dict[str, Any] = {
-    "main_question": "How many seats does the aircraft that operates flight LH400 have?",
-    "final_answer": "364",
-    "sub_questions": [
-        {"id": "q1", "question": "Which aircraft type operates flight LH400?", "answer": "Boeing 747-8", "depends_on": []},
-        {"id": "q2", "question": "How many seats does a Boeing 747-8 have?", "answer": "364", "depends_on": ["q1"]},
-    ],
-}
-"""The format example of the decompose prompt (small models tend to copy it; the stage rejects copies)."""
-_TRACE_EXAMPLE = json.dumps(EXAMPLE_TRACE, ensure_ascii=False)
+DECOMPOSE_EXAMPLE = PromptExample(
+    {
+        "main_question": "<the user's question>",
+        "final_answer": "<its answer>",
+        "sub_questions": [
+            {"id": "q1", "question": "<first sub-question>", "answer": "<its answer>", "depends_on": []},
+            {"id": "q2", "question": "<second sub-question, containing q1's answer>", "answer": "<its answer>", "depends_on": ["q1"]},
+        ],
+    },
+    feedback="you copied the format example; write your own question and sub-questions with real content",
+)
+"""The decompose format: placeholders only, shown when the engine does not enforce the schema."""
 
 
-def decompose(seed: Seed) -> list[ChatMessage]:
-    """Write (or take) a main question and decompose it into a trace of atomic sub-questions."""
-    hops = f"between {seed.min_hops} and {seed.max_hops}" if seed.min_hops != seed.max_hops else str(seed.min_hops)
+def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
+    """Write (or take) a main question and split it into atomic sub-questions."""
+    lo = 1 if seed.mode == "question" else seed.min_hops
+    hops = f"{lo} to {seed.max_hops}" if lo != seed.max_hops else str(lo)
     if seed.mode == "question":
-        task = f"Decompose this user question from the domain '{seed.domain}':\n{seed.question}\n\nUse it (lightly edited if needed) as main_question."
+        task = f"Domain: {seed.domain}\nMain question: {seed.question}\nUse this question as main_question (fix its wording if needed)."
     elif seed.mode == "corpus":
-        task = (
-            f"Domain: {seed.domain}\nKnowledge corpus:\n{seed.knowledge_corpus}\n\n"
-            "Write one realistic user question grounded in this corpus that an agent can only answer by looking things up."
-        )
+        task = f"Domain: {seed.domain}\nText:\n{seed.knowledge_corpus}\n\nWrite one question about this text that a user would ask an assistant with lookup tools."
     else:
-        task = f"Domain: {seed.domain}\n\nWrite one realistic user question from this domain that an agent can only answer by looking things up."
+        task = f"Domain: {seed.domain}\nWrite one question from this domain that a user would ask an assistant with lookup tools."
+    example = f"\nFormat (replace every <...>):\n{DECOMPOSE_EXAMPLE.text}" if show_example else ""
     return _messages(
         f"{task}\n\n"
-        f"Break the main question into {hops} sub-questions (hops). Each sub-question asks for one atomic fact "
-        "(a name, number, date, code or short phrase) and gets a concrete, plausible answer that you invent if "
-        "needed; tools will later be built to return exactly these answers. A sub-question that needs the answer "
-        "of another lists that one's id in depends_on and uses its answer literally in its own text. Sub-questions "
-        "that do not depend on each other must not be chained. final_answer answers the main question.\n"
-        f"Write every question and answer in {_language(seed.language)}.\n\n"
-        f"Example of the format:\n{_TRACE_EXAMPLE}"
+        f"Break the main question into {hops} sub-questions. Rules:\n"
+        "- Each sub-question asks for one fact: a name, number, date or code.\n"
+        "- Each answer is that fact in a few words, never a sentence; invent a plausible one if needed.\n"
+        "- If a sub-question needs another one's answer, put that id in depends_on and write that answer into its text.\n"
+        "- Independent sub-questions have empty depends_on.\n"
+        "- final_answer answers the main question.\n"
+        f"Write all questions and answers in {_language(seed.language)}.{example}"
     )
 
 
-def _trace(sample: Sample) -> str:
-    return json.dumps(
-        {
-            "main_question": sample.question,
-            "final_answer": sample.answer,
-            "sub_questions": [q.model_dump(exclude={"parallel"}) for q in sample.sub_questions],
-        },
-        ensure_ascii=False,
-        indent=1,
-    )
+def trace_lines(sample: Sample) -> str:
+    """The sample's question, answer and sub-questions as short lines (no JSON for the model to parse)."""
+    lines = [f"Main question: {sample.question}", f"Final answer: {sample.answer}", "Sub-questions:"]
+    for q in sample.sub_questions:
+        uses = f" (uses {', '.join(q.depends_on)})" if q.depends_on else ""
+        lines.append(f"{q.id}{uses}: {q.question} -> {q.answer}")
+    return "\n".join(lines)
 
 
-def necessity(sample: Sample) -> list[ChatMessage]:
+def necessity_example(ids: list[str]) -> PromptExample:
+    """The necessity format for these ids, with values that fail (no tool anywhere)."""
+    return PromptExample({"items": [{"id": i, "needs_tool": False, "reason": "<why>"} for i in ids]})
+
+
+def necessity(sample: Sample, example: PromptExample) -> list[ChatMessage]:
     """Decide per sub-question whether answering it needs a tool call."""
     return _messages(
-        f"Question decomposition:\n{_trace(sample)}\n\n"
-        "For every sub-question decide whether answering it requires calling an external tool (an API, a database, "
-        "a live service) — needs_tool true — or can be answered by pure reasoning over the answers of its "
-        "dependencies or common knowledge — needs_tool false. Give a short reason for each.\n"
-        'Format: {"items": [{"id": "q1", "needs_tool": true, "reason": "..."}, ...]} covering every id exactly once.'
+        f"{trace_lines(sample)}\n\n"
+        "For every sub-question decide whether answering it needs a tool call (an API, a database, a live service): "
+        "needs_tool true. It is false only when the answer follows from the other answers or from common knowledge. "
+        f"Give one item per id ({', '.join(q.id for q in sample.sub_questions)}) with a short reason.\n"
+        f"Format (replace <why>):\n{example.text}"
     )
 
 
 CHECK_CRITERIA: dict[CheckName, str] = {
-    "dependency": (
-        "Dependency: every sub-question's depends_on lists exactly the sub-questions whose answers it needs — "
-        "no missing dependency, no superfluous one — and each dependency's answer supplies what it needs."
-    ),
-    "atomicity": (
-        "Atomicity: every sub-question asks for one indivisible fact with a single concrete answer; "
-        "none bundles two lookups."
-    ),
-    "serialization": (
-        "Forced serialization: no sub-question is chained to another it does not actually need; steps that "
-        "could run in parallel are not artificially made sequential."
-    ),
-    "completeness": (
-        "Completeness: the sub-questions together cover everything needed to answer the main question, "
-        "and the final answer follows from their answers."
-    ),
+    "dependency": "Dependency: each sub-question's depends_on lists exactly the sub-questions whose answers it needs, no more, no fewer.",
+    "atomicity": "Atomicity: each sub-question asks for one fact with one concrete answer; none asks for two things.",
+    "serialization": "Serialization: no sub-question depends on another it does not need; independent steps are not chained.",
+    "completeness": "Completeness: the sub-questions cover everything the main question needs, and the final answer follows from their answers.",
 }
+
+CHECK_EXAMPLE = PromptExample({"score": 0.0, "reason": "<one sentence>"})
+"""The check format: the score shown fails every threshold."""
 
 
 def check(sample: Sample, name: CheckName) -> list[ChatMessage]:
     """One of the four quality checks, judged as a score in [0, 1] with a reason."""
     return _messages(
-        f"Question decomposition:\n{_trace(sample)}\n\nJudge this criterion only.\n{CHECK_CRITERIA[name]}\n\n"
-        "Score from 0.0 (clearly violated) to 1.0 (fully satisfied) and explain briefly.\n"
-        'Format: {"score": 0.0, "reason": "..."}'
+        f"{trace_lines(sample)}\n\nJudge this criterion only.\n{CHECK_CRITERIA[name]}\n\n"
+        "score: 0 when clearly violated, 1 when fully met, in between when partly met. reason: one sentence.\n"
+        f"Format (replace the values):\n{CHECK_EXAMPLE.text}"
     )
 
 
 def _context(sample: Sample, sub: SubQuestion) -> str:
-    deps = {d: next(q.answer for q in sample.sub_questions if q.id == d) for d in sub.depends_on}
+    deps = [f"{d} -> {q.answer}" for d in sub.depends_on for q in sample.sub_questions if q.id == d]
     return (
         f"Domain: {sample.seed.domain}\nMain question: {sample.question}\n"
         f"Sub-question ({sub.id}): {sub.question}\nIts answer: {sub.answer}\n"
-        f"Answers of its dependencies: {json.dumps(deps, ensure_ascii=False) if deps else 'none'}"
+        f"Answers of its dependencies: {'; '.join(deps) if deps else 'none'}"
     )
 
 
-_DOC_EXAMPLE = json.dumps(
+DOC_EXAMPLE = PromptExample(
     {
         "tool": {
-            "name": "get_city_weather",
-            "description": "Get the current weather conditions for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string", "description": "City name"}},
-                "required": ["city"],
-            },
+            "name": "your_tool_name",
+            "description": "<what the tool does, in general words>",
+            "parameters": {"type": "object", "properties": {"<param>": {"type": "string", "description": "<meaning>"}}, "required": ["<param>"]},
         },
-        "golden_arguments": {"city": "Paris"},
-    }
+        "golden_arguments": {"<param>": "<value from the sub-question>"},
+    },
+    markers=["your_tool_name", "<what the tool does, in general words>", "<meaning>", "<value from the sub-question>"],
 )
+"""The tool-document format: placeholders only."""
 
 
 def tool_doc(sample: Sample, sub: SubQuestion) -> list[ChatMessage]:
     """Design a reusable tool for one sub-question, plus the call that answers it."""
     return _messages(
         f"{_context(sample, sub)}\n\n"
-        "Design one reusable API tool an agent would call to answer this sub-question: a snake_case name, a general "
-        "description (never mention this question's specific values or its answer), and parameters as a JSON Schema "
-        "object. Then give golden_arguments: the arguments for answering this sub-question, taken only from the "
-        "sub-question text and the answers of its dependencies.\n"
-        f"Format example:\n{_DOC_EXAMPLE}"
+        "Design one reusable API tool an agent would call to answer this sub-question:\n"
+        "- name: snake_case;\n"
+        "- description: what it does in general (never this question's values or its answer);\n"
+        "- parameters: a JSON Schema object.\n"
+        "golden_arguments: the call that answers this sub-question; every value is copied from the sub-question "
+        "or from its dependencies' answers.\n"
+        f"Format (replace every <...> and the name):\n{DOC_EXAMPLE.text}"
     )
 
 
@@ -160,45 +155,71 @@ def scale_doc(doc: ToolDoc) -> list[ChatMessage]:
         f"Tool document:\n{doc.model_dump_json()}\n\n"
         "Make this tool more realistic, like a production API: add one to three OPTIONAL parameters (filters, units, "
         "language, limits) or enum values. Keep the name, every existing parameter with its type, and the required "
-        "list unchanged, so existing calls stay valid.\n"
-        'Format: {"name": "...", "description": "...", "parameters": {...}}'
+        "list unchanged.\nReply with the whole new tool document: a JSON object with name, description and parameters."
     )
 
 
 def tool_code(name: str, schema: dict[str, Any], calls: list[tuple[dict[str, Any], str]], description: str) -> list[ChatMessage]:
     """Write the implementation of a tool so that each golden call returns its answer."""
     expectations = "\n".join(
-        f"- {name}(**{json.dumps(args, ensure_ascii=False)}) must return output containing exactly: {answer}" for args, answer in calls
+        f"- {name}(**{json.dumps(args, ensure_ascii=False)}) must return a dict containing: {answer}" for args, answer in calls
     )
     return _messages(
         f"Implement this tool in Python.\nName: {name}\nDescription: {description}\n"
         f"Parameters (JSON Schema): {json.dumps(schema, ensure_ascii=False)}\n\n{expectations}\n\n"
-        f"Rules: define a top-level function `def {name}(...)` taking the parameters as keyword arguments (optional "
-        "ones with defaults) and returning a dict. Use only the Python standard library. Be deterministic: no "
-        "random, time, datetime.now, uuid, os, files or network. Keep the data in a dict literal inside the code, "
-        "with a few other plausible entries besides the ones above; for unknown inputs return "
-        '{"error": "not found"}. Match string inputs case-insensitively. Do not use global statements.\n'
+        f"Rules:\n- Define `def {name}(...)` with the parameters as keyword arguments (optional ones with defaults); return a dict.\n"
+        "- Keep the data in a dict literal: the entries above plus a few other plausible ones. Match strings case-insensitively.\n"
+        "- For unknown inputs return {\"error\": \"not found\"}.\n"
+        "- Standard library only; no random, time, datetime.now, uuid, os, files, network or global statements.\n"
         "Reply with one ```python code block only."
     )
 
 
-def merge_groups(sample: Sample, tools: list[tuple[str, ToolDoc | dict[str, Any]]]) -> list[ChatMessage]:
+def groups_example() -> PromptExample:
+    """The merge-grouping format: placeholder ids, which name no sub-question."""
+    return PromptExample({"groups": [{"ids": ["<id>", "<id>"], "intent": "<the shared kind of lookup>"}]})
+
+
+def merge_groups(sample: Sample, tools: list[tuple[str, ToolDoc | dict[str, Any]]], example: PromptExample) -> list[ChatMessage]:
     """Find sub-questions whose tools share one intent."""
-    listing = "\n".join(f"- {sid}: {json.dumps(doc, ensure_ascii=False)}" for sid, doc in tools)
+    listing = "\n".join(f"- {sid}: {_tool_line(doc)}" for sid, doc in tools)
     return _messages(
         f"Main question: {sample.question}\nTools designed per sub-question:\n{listing}\n\n"
         "Group the sub-questions whose tools have the same intent (the same kind of lookup on different inputs), "
-        "so that one tool can serve them all. Leave tools with different intents ungrouped.\n"
-        'Format: {"groups": [{"ids": ["q1", "q3"], "intent": "..."}]} (an empty list when nothing should merge).'
+        "so that one tool can serve them all. Leave tools with different intents out. "
+        f"Use only these ids: {', '.join(sid for sid, _ in tools)}.\n"
+        f'Format (replace every <...>):\n{example.text}\nReply {{"groups": []}} when no tools share an intent.'
     )
 
 
-def merged_doc(sample: Sample, members: list[SubQuestion], docs: list[dict[str, Any]]) -> list[ChatMessage]:
+def _tool_line(doc: ToolDoc | dict[str, Any]) -> str:
+    data = doc.model_dump() if isinstance(doc, ToolDoc) else doc
+    params = ", ".join((data.get("parameters") or {}).get("properties", {}) or {})
+    return f"{data.get('name')}({params}): {data.get('description')}"
+
+
+def merged_doc_example(ids: list[str]) -> PromptExample:
+    """The merged-document format for these member ids: placeholders only."""
+    return PromptExample(
+        {
+            "tool": {
+                "name": "your_tool_name",
+                "description": "<what the tool does, in general words>",
+                "parameters": {"type": "object", "properties": {"<param>": {"type": "string"}}, "required": ["<param>"]},
+            },
+            "golden_calls": {i: {"<param>": f"<value for {i}>"} for i in ids},
+        },
+        markers=["your_tool_name", "<what the tool does, in general words>", *(f"<value for {i}>" for i in ids)],
+    )
+
+
+def merged_doc(sample: Sample, members: list[SubQuestion], docs: list[dict[str, Any]], example: PromptExample) -> list[ChatMessage]:
     """One tool document covering every member, with a golden call per member."""
     contexts = "\n\n".join(_context(sample, m) for m in members)
+    listing = "\n".join(f"- {_tool_line(d)}" for d in docs)
     return _messages(
-        f"{contexts}\n\nTools designed so far:\n{json.dumps(docs, ensure_ascii=False)}\n\n"
+        f"{contexts}\n\nTools designed so far:\n{listing}\n\n"
         "These sub-questions share one intent. Design ONE reusable tool that answers all of them, and give the golden "
-        "arguments for each sub-question id (taken only from that sub-question and its dependencies' answers).\n"
-        'Format: {"tool": {"name": "...", "description": "...", "parameters": {...}}, "golden_calls": {"q1": {...}, "q2": {...}}}'
+        "call arguments for each sub-question id (values copied from that sub-question or its dependencies' answers).\n"
+        f"Format (replace every <...> and the name):\n{example.text}"
     )

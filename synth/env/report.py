@@ -41,12 +41,15 @@ def render_report(out_dir: str | Path) -> list[Path]:
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5))
     stages = [f.stage for f in stats.funnel]
     _bar(left, ["input", *stages], [stats.input_records, *[f.accepted for f in stats.funnel]], "Samples surviving each stage")
-    reasons = sorted({(f.stage, r, n) for f in stats.funnel for r, n in f.reasons.items()}, key=lambda x: -x[2])[:15]
+    ranked = sorted(((f.stage, r, n) for f in stats.funnel for r, n in f.reasons.items()), key=lambda x: -x[2])
+    # prompts too long for the model are a sizing problem, not a content one: always shown, however rare
+    reasons = ranked[:15] + [x for x in ranked[15:] if x[1].endswith("context_overflow")]
     _bar(right, [f"{s}:{r}" for s, r, _ in reasons], [n for _, _, n in reasons], "Top rejection reasons", color="#c44e52")
+    overflow = sum(n for _, r, n in ranked if r.endswith("context_overflow"))
     fig.suptitle(
         f"{stats.pipeline}: {stats.outputs} environments from {stats.input_records} inputs — "
         f"{stats.llm_total.calls} LLM calls, {stats.llm_total.prompt_tokens + stats.llm_total.completion_tokens} tokens, "
-        f"{stats.wall_time_s_total:.0f} s"
+        f"{stats.wall_time_s_total:.0f} s\nlongest prompt {stats.max_prompt_tokens} tokens; context_overflow rejections: {overflow}"
     )
     fig.tight_layout()
     funnel = report / "funnel.png"

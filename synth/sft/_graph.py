@@ -12,11 +12,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import StructuredResult, ask_structured
+from synth.core import PromptExample, ReplyCheck, StructuredResult, ask_structured
 from synth.sft._docs import ServerDoc
 
 
@@ -125,9 +126,31 @@ _PROPOSE = """You design realistic tasks for an AI assistant that uses the tools
 Tools:
 {tools}
 
-Propose {n} different, realistic user tasks that need SEVERAL of these tools in sequence, where later calls use what earlier calls returned (ids, names, values). For each task give the exact tool names in call order. Use only the tool names listed above.
-Reply with only a JSON object shaped like this example (values are illustrations):
-{{"chains": [{{"task": "Find the cheapest option and book it for Ana", "tools": ["first_tool", "second_tool"]}}]}}"""
+Propose {n} different, realistic user tasks that each need SEVERAL of these tools in sequence, later calls using what earlier calls returned (ids, names, values). For each task give the exact tool names in call order, only names listed above.
+Format (replace every <...>):
+{example}"""
+
+PROPOSE_EXAMPLE = PromptExample({"chains": [{"task": "<a user task>", "tools": ["<tool name>", "<tool name>"]}]})
+"""The proposal format: placeholders only."""
+
+
+def proposals_schema(names: Sequence[str], n: int) -> dict[str, Any]:
+    """Up to `n` chains of two to six of the server's tool names."""
+    chain = {
+        "type": "object",
+        "properties": {
+            "task": {"type": "string", "minLength": 8, "maxLength": 300},
+            "tools": {"type": "array", "items": {"enum": sorted(names)}, "minItems": 2, "maxItems": 6},
+        },
+        "required": ["task", "tools"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"chains": {"type": "array", "items": chain, "minItems": 1, "maxItems": max(1, n)}},
+        "required": ["chains"],
+        "additionalProperties": False,
+    }
 
 
 def tool_lines(server: ServerDoc) -> str:
@@ -170,15 +193,21 @@ async def propose_graph(
     graph = ToolGraph(server_id=server.id, nodes=sorted(names))
     results = []
     for r in range(rounds):
-        prompt = _PROPOSE.format(name=server.name, description=server.description, tools=tool_lines(server), n=per_round)
+        prompt = _PROPOSE.format(
+            name=server.name, description=server.description, tools=tool_lines(server), n=per_round, example=PROPOSE_EXAMPLE.text
+        )
         prompt += f"\n(Batch {r + 1} of {rounds}: make these different from other batches.)"
-        result = await ask_structured(
-            model,
-            [ChatMessage(role="user", content=prompt)],
-            ChainProposals,
-            check=check,
-            include_schema=False,
-            settings=SamplingSettings(temperature=0.8, max_tokens=max_tokens),
+        guard = ReplyCheck(PROPOSE_EXAMPLE, check=check)
+        result = guard.settle(
+            await ask_structured(
+                model,
+                [ChatMessage(role="user", content=prompt)],
+                ChainProposals,
+                check=guard,
+                include_schema=False,
+                settings=SamplingSettings(temperature=0.8, max_tokens=max_tokens),
+                schema=proposals_schema(names, per_round),
+            )
         )
         results.append(result)
         for chain in result.value.chains if result.value is not None else []:

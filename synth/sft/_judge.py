@@ -15,6 +15,10 @@ Per-step dimensions are averaged over steps; the score is the mean of the seven.
 when the judge errors, writes no JSON, or leaves a dimension missing or out of range (a
 per-step list of the wrong length counts as missing), the trajectory is unjudged and
 excluded, and every missing dimension is counted for `stats.json`.
+
+The prompt's format example scores 0 everywhere (it fails the export bar), and a reply that
+copies it is rejected as `copied_example`. The JSON Schema is built per call: exactly one
+score per tool step, every score an integer in 0..10.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import ask_structured, extract_json
+from synth.core import PromptExample, ReplyCheck, ask_structured, extract_json
 
 DIMENSIONS = (
     "query_understanding",
@@ -61,6 +65,9 @@ class JudgeVerdict(BaseModel):
     score: float | None = Field(default=None, description="Mean of the seven dimensions; None when unjudged.")
     reason: str = ""
     failure: str | None = Field(default=None, description="Why the judge failed (reason code: detail).")
+    failure_code: str | None = Field(
+        default=None, description="The judge request's reason code when it failed (copied_example, context_overflow, ...)."
+    )
 
 
 def _scale(value: Any) -> float | None:
@@ -106,21 +113,47 @@ def render(messages: list[dict[str, Any]], limit: int = 1200) -> str:
     return "\n".join(lines)
 
 
-_PROMPT = """You are a strict judge of an AI assistant's tool-use conversation.
+_PROMPT = """You are a strict judge of an AI assistant that calls tools.
 
 Conversation ({steps} tool steps):
 {conversation}
 
-Score each dimension from 0 (worst) to 10 (best):
-- query_understanding: did the assistant understand the user's request?
-- query_planning: was its overall plan to solve it sound?
-- tool_response_understanding: a list of {steps} scores, one per tool step in order: did it read that tool output correctly (including noticing errors)?
-- tool_call_planning: a list of {steps} scores, one per tool step in order: was that call the right tool with the right arguments at that point?
-- conciseness: no unnecessary calls, repetition or chatter?
-- final_answer: is the final answer relevant, complete and faithful to the tool outputs (no invented facts)?
-Also give a short reason.
-Reply with only a JSON object shaped like this example (values are illustrations):
+Score each from 0 (worst) to 10 (best):
+- query_understanding: did it understand the user's request?
+- query_planning: was its plan sound?
+- tool_response_understanding: {steps} scores, one per tool step: did it read that tool result correctly (errors included)?
+- tool_call_planning: {steps} scores, one per tool step: was that the right tool with the right arguments?
+- conciseness: no needless calls, repetition or chatter?
+- final_answer: relevant, complete, and only facts the tools returned?
+reason: one sentence.
+Format (replace every value with your own):
 {example}"""
+
+
+def judge_example(steps: int) -> PromptExample:
+    """The format example for `steps` tool steps: all zeros, which no trajectory passes with."""
+    return PromptExample(
+        {
+            "query_understanding": 0,
+            "query_planning": 0,
+            "tool_response_understanding": [0] * steps,
+            "tool_call_planning": [0] * steps,
+            "conciseness": 0,
+            "final_answer": 0,
+            "reason": "<one sentence>",
+        }
+    )
+
+
+def judge_schema(steps: int) -> dict[str, Any]:
+    """The judge's reply for `steps` tool steps: integer scores 0..10, exactly `steps` per list."""
+    score = {"type": "integer", "minimum": 0, "maximum": 10}
+    per_step = {"type": "array", "items": score, "minItems": steps, "maxItems": steps}
+    properties: dict[str, Any] = {key: score for key in _SCALAR[:2]}
+    properties |= {key: per_step for key in _PER_STEP}
+    properties |= {key: score for key in _SCALAR[2:]}
+    properties["reason"] = {"type": "string", "minLength": 1, "maxLength": 300}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
 async def judge_trajectory(
@@ -160,23 +193,19 @@ async def judge_trajectory(
             return f"missing or invalid scores for {missing} (numbers 0-10; per-step lists need exactly {n} numbers)"
         return None
 
-    example = {
-        "query_understanding": 7,
-        "query_planning": 6,
-        "tool_response_understanding": [5] * n,
-        "tool_call_planning": [6] * n,
-        "conciseness": 8,
-        "final_answer": 4,
-        "reason": "short justification",
-    }
-    prompt = _PROMPT.format(steps=n, conversation=render(messages), example=json.dumps(example))
-    result = await ask_structured(
-        model,
-        [ChatMessage(role="user", content=prompt)],
-        _JudgeReply,
-        check=check,
-        include_schema=False,
-        settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
+    example = judge_example(n)
+    guard = ReplyCheck(example, check=check)
+    prompt = _PROMPT.format(steps=n, conversation=render(messages), example=example.text)
+    result = guard.settle(
+        await ask_structured(
+            model,
+            [ChatMessage(role="user", content=prompt)],
+            _JudgeReply,
+            check=guard,
+            include_schema=False,
+            settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
+            schema=judge_schema(n),
+        )
     )
     reply = result.value
     if reply is None:
@@ -187,6 +216,7 @@ async def judge_trajectory(
     dims, missing = evaluate(reply)
     reason = reply.reason if isinstance(reply.reason, str) else json.dumps(reply.reason)
     if missing or result.value is None:
-        failure = f"{result.reason_code or 'missing_dimension'}: {result.detail}"[:500]
-        return JudgeVerdict(judged=False, dimensions=dims, missing=missing or [], reason=reason, failure=failure)
+        code = result.reason_code or "missing_dimension"
+        failure = f"{code}: {result.detail}"[:500]
+        return JudgeVerdict(judged=False, dimensions=dims, missing=missing or [], reason=reason, failure=failure, failure_code=code)
     return JudgeVerdict(judged=True, dimensions=dims, score=sum(dims.values()) / len(DIMENSIONS), reason=reason)

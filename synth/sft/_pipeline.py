@@ -16,7 +16,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from synth.core import JsonlStore, LLMCache, LLMCounts, MeteredModel, Stage, map_ordered, record_id, rejections_store
+from synth.core import (
+    JsonlStore,
+    LLMCache,
+    LLMCounts,
+    MeteredModel,
+    Stage,
+    StageMeter,
+    StageTokens,
+    map_ordered,
+    record_id,
+    rejections_store,
+)
 from synth.sft._docs import ServerDoc
 from synth.sft._export import export_sft
 from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
@@ -90,10 +101,11 @@ class SftPipeline:
 
     Args:
         out: the output directory (stores, cache, stats, plots, exports).
-        model: generator `ChatModel` (graph, verification, tasks, scores, emulator).
+        model: generator `ChatModel` (graph, tasks, emulator).
         config: pipeline configuration.
         agent_model: the model playing rollouts (default: `model`).
-        judge_model: the trajectory judge (default: `model`).
+        judge_model: every judge: the chain-coherence vote, task scoring and the trajectory
+            judge (default: `model`).
         use_cache: cache LLM responses under `out/cache`.
         show_progress: progress bars (default: when stderr is a terminal).
     """
@@ -123,6 +135,11 @@ class SftPipeline:
         self.emulator_stats: dict[str, Any] = {}
         self.deferred: dict[str, int] = {}
         self.ingest_issues: list[dict[str, Any]] = []
+        self.tokens: dict[str, StageTokens] = {}
+
+    def _meter(self, stage: str, model: MeteredModel) -> StageMeter:
+        """`model` with its replies' usage counted under `stage` (prompt sizes per stage in stats.json)."""
+        return StageMeter(model, stage, self.tokens)
 
     def _reject(self, stage: Stage, record_id: str, reason: str, detail: str = "") -> None:
         # An unreachable or failing model endpoint says nothing about the record: leave it
@@ -194,13 +211,15 @@ class SftPipeline:
 
         async def one(server: ServerDoc) -> None:
             graph, results = await propose_graph(
-                self.model, server, rounds=self.config.graph_rounds, per_round=self.config.proposals_per_round,
+                self._meter("graph", self.model), server, rounds=self.config.graph_rounds, per_round=self.config.proposals_per_round,
                 max_tokens=self.config.budgets.propose,
             )
             failed = [f"{r.reason_code}: {r.detail[:200]}" for r in results if not r.ok]
             if graph.edge_count == 0:
-                endpoint_down = bool(results) and all(r.reason_code == "model_error" for r in results)
-                reason = "model_error" if endpoint_down else "no_edges"
+                # one failure on every round names the cause: the endpoint (retried later), the context, a copied example
+                codes = {r.reason_code for r in results}
+                shared = next(iter(codes)) if len(codes) == 1 and results and not results[0].ok else None
+                reason = shared if shared in ("model_error", "context_overflow", "copied_example") else "no_edges"
                 self._reject(stage, server.id, reason, "; ".join(failed) or "no proposal chained two tools")
                 return
             stage.accept({"id": server.id, "graph": graph.model_dump(), "rounds_ok": len(results) - len(failed), "rounds_failed": failed})
@@ -229,13 +248,13 @@ class SftPipeline:
             if not deps.ok:
                 stage.reject(chain_id, "dependency_unmet", f"{' -> '.join(chain)}: nothing provides {', '.join(deps.missing)}")
                 return
-            vote = await vote_coherence(self.model, server, chain, voters=self.config.votes, max_tokens=self.config.budgets.vote)
-            if not vote.ok and any(": model_error:" in r for r in vote.reasons):
-                self._reject(stage, chain_id, "model_error")
-                return
-            if not vote.ok:
+            vote = await vote_coherence(
+                self._meter("chains", self.judge_model), server, chain, voters=self.config.votes, max_tokens=self.config.budgets.vote
+            )
+            rejection = vote.rejection
+            if rejection is not None:
                 detail = f"{' -> '.join(chain)}: yes={vote.yes} no={vote.no} invalid={vote.invalid}; " + " | ".join(vote.reasons)
-                stage.reject(chain_id, "incoherent", detail)
+                self._reject(stage, chain_id, rejection, detail)
                 return
             stage.accept({"id": chain_id, "server_id": server.id, "chain": chain, "vote": vote.model_dump()})
 
@@ -262,14 +281,14 @@ class SftPipeline:
                 server = servers[item["server_id"]]
                 if not self._unit_done(unit_id):
                     tasks, result = await chain_tasks(
-                        self.model, server, item["chain"], item["vote"]["tasks"], n=cfg.tasks_per_chain, max_tokens=cfg.budgets.task
+                        self._meter("tasks", self.model), server, item["chain"], item["vote"]["tasks"], n=cfg.tasks_per_chain, max_tokens=cfg.budgets.task
                     )
                     self._keep(stage, unit_id, tasks, result)
             else:
                 server = item
                 unit_id = f"gen:{server.id}"
                 if not self._unit_done(unit_id):
-                    tasks, result = await server_tasks(self.model, server, n=cfg.server_tasks, k=cfg.server_task_k, max_tokens=cfg.budgets.task)
+                    tasks, result = await server_tasks(self._meter("tasks", self.model), server, n=cfg.server_tasks, k=cfg.server_task_k, max_tokens=cfg.budgets.task)
                     self._keep(stage, unit_id, tasks, result)
             bases = [SynthTask.model_validate(r) for r in self._records("tasks") if r.get("unit") == unit_id]
             for base in bases:
@@ -280,7 +299,7 @@ class SftPipeline:
                     persona = pick_persona(personas, base.id, cfg.seed) if mode == "persona" else None
                     if mode == "persona" and persona is None:
                         continue
-                    task, result = await augment(self.model, base, mode, persona=persona, max_tokens=cfg.budgets.task)
+                    task, result = await augment(self._meter("tasks", self.model), base, mode, persona=persona, max_tokens=cfg.budgets.task)
                     self._keep(stage, aug_id, [task] if task else [], result)
 
         await self._map(units, one, "tasks")
@@ -299,9 +318,10 @@ class SftPipeline:
         todo = [SynthTask.model_validate(r) for r in self._records("tasks") if not stage.done(r["id"])]
 
         async def one(task: SynthTask) -> None:
-            result = await score_task(self.model, servers[task.server_id], task, max_tokens=self.config.budgets.score)
+            result = await score_task(self._meter("score", self.judge_model), servers[task.server_id], task, max_tokens=self.config.budgets.score)
             if result.value is None:
-                reason = "model_error" if result.reason_code == "model_error" else "score_failed"
+                code = result.reason_code
+                reason = code if code in ("model_error", "context_overflow") else "score_copied_example" if code == "copied_example" else "score_failed"
                 self._reject(stage, task.id, reason, f"{result.reason_code}: {result.detail}")
                 return
             below = self.config.thresholds.failures(result.value)
@@ -334,17 +354,19 @@ class SftPipeline:
             return
         needed = {t.server_id for t in todo}
         servers = [s for s in self._servers() if s.id in needed]
-        async with RolloutServers(servers, self.model, self.config.rollout) as targets:
+        async with RolloutServers(servers, self._meter("emulator", self.model), self.config.rollout) as targets:
 
             async def one(task: SynthTask) -> None:
                 traj_id = f"traj-{task.id.removeprefix('task-')}"
                 try:
-                    record = await rollout(self.agent_model, targets, task, self.config.rollout)
+                    record = await rollout(self._meter("rollout", self.agent_model), targets, task, self.config.rollout)
                 except Exception as exc:  # noqa: BLE001 - a failed rollout is data, not a crash
                     stage.reject(traj_id, "rollout_error", f"{type(exc).__name__}: {exc}")
                     return
                 t = record.trajectory
-                if t.stop_reason == "model_error":
+                if t.stop_reason == "model_error" and (t.error or "").startswith("ContextOverflowError"):
+                    stage.reject(traj_id, "context_overflow", t.error or "")  # the conversation outgrew the context: terminal
+                elif t.stop_reason == "model_error":
                     self._reject(stage, traj_id, "model_error", t.error or "")
                 elif not t.tool_calls:
                     stage.reject(traj_id, "no_tool_calls", (t.final_answer or "")[:300])
@@ -364,11 +386,13 @@ class SftPipeline:
 
         async def one(record: TrajectoryRecord) -> None:
             verdict = await judge_trajectory(
-                self.judge_model, record.openai_messages(), error_call_ids=set(record.error_call_ids), max_tokens=self.config.budgets.judge
+                self._meter("judge", self.judge_model), record.openai_messages(), error_call_ids=set(record.error_call_ids), max_tokens=self.config.budgets.judge
             )
             verdicts.append({"id": record.id, **verdict.model_dump()})
             if not verdict.judged:
-                stage.reject(record.id, "unjudged", f"missing {verdict.missing}; {verdict.failure}")
+                code = verdict.failure_code
+                reason = f"judge_{code}" if code in ("copied_example", "context_overflow") else "unjudged"
+                stage.reject(record.id, reason, f"missing {verdict.missing}; {verdict.failure}")
                 return
             stage.accept({"id": record.id, "task_id": record.task_id, "server_id": record.server_id, **verdict.model_dump()})
 

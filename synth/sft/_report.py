@@ -60,6 +60,10 @@ def write_report(pipeline: SftPipeline, *, llm: LLMCounts, wall_time_s: float) -
         "trajectories_complete": len(rollouts),
         "trajectories_judged": len(judged),
         "trajectories_kept": len(exported_ids),
+        # prompts that cannot fit the model: terminal, and shown in the funnel plot however few
+        "rejected_context_overflow": sum(
+            1 for name in st for r in st[name].rejections() if r.reason.endswith("context_overflow")
+        ),
     }
     tasks = st["tasks"].out.records()
     extra = {
@@ -84,6 +88,7 @@ def write_report(pipeline: SftPipeline, *, llm: LLMCounts, wall_time_s: float) -
         wall_time_s=wall_time_s,
         input_records=funnel["servers_ingested"] + funnel["servers_dropped"],
         outputs=len(exported_ids),
+        tokens_by_stage=pipeline.tokens,
         extra=extra,
     )
     plot(pipeline.out, funnel, calls, turns)

@@ -6,6 +6,10 @@ server-only tasks need at least `k` of the server's tools. Each base task can be
 the voice of a persona from a small local file). A task in a different language than its
 server is rejected, and every task is scored on question quality, scenario realism and
 tool-use necessity; only tasks at or above every per-score threshold are kept.
+
+Format examples hold placeholders, and the scoring example scores 1 (below every threshold);
+a reply that copies its example fails as `copied_example`. Schemas are built per call: how
+many requests, which tool names, score ranges.
 """
 
 from __future__ import annotations
@@ -14,12 +18,12 @@ import json
 import random
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import StructuredResult, ask_structured, record_id
+from synth.core import PromptExample, ReplyCheck, StructuredResult, ask_structured, record_id
 from synth.sft._docs import ServerDoc
 from synth.sft._graph import tool_lines
 
@@ -120,20 +124,20 @@ class _Rewrite(BaseModel):
 
 _LANG = {"en": "English", "zh": "Chinese", "ja": "Japanese"}
 
-_CHAIN = """Write {n} realistic, self-contained user requests for an assistant with the tools of "{name}" ({description}).
+_CHAIN = """Write {n} realistic user requests for an assistant with the tools of "{name}" ({description}).
 Each request must need ALL of these tools, in this order: {chain}
-(later calls use what earlier calls return). Tool documentation:
+(later calls use what earlier calls return). Tools:
 {tools}
 Ideas: {sketches}
-Include the concrete details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}.
-Reply with only a JSON object shaped like this example (values are illustrations):
-{{"questions": ["first request", "second request"]}}"""
+Give the details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}.
+Format (replace every <...>):
+{example}"""
 
-_SERVER = """Write {n} realistic, self-contained user requests for an assistant with these tools of "{name}" ({description}):
+_SERVER = """Write {n} realistic user requests for an assistant with these tools of "{name}" ({description}):
 {tools}
-Each request must need at least {k} different tools. For each, list the tool names it needs. Include the concrete details a user would know; never mention tool names. Write in {language}.
-Reply with only a JSON object shaped like this example (values are illustrations):
-{{"tasks": [{{"question": "the request", "tools": ["first_tool", "second_tool"]}}]}}"""
+Each request must need at least {k} different tools; list the tool names it needs. Give the details a user would know; never mention tool names in the request. Write in {language}.
+Format (replace every <...>):
+{example}"""
 
 _AUGMENT = {
     "diverse": "Rewrite the request for a different situation and context (new names, places, goals) that needs the same tools.",
@@ -147,9 +151,58 @@ _SCORE = """Score this user request for an assistant with the tools of "{name}":
 Request: {question}
 Tools it is meant to need: {target}
 
-Score 1-5 each: question_quality (clear, specific, self-contained, answerable), scenario_realism (a real person would ask it), tool_necessity (it cannot be answered without calling those tools). Be strict.
-Reply with only a JSON object shaped like this example (values are illustrations):
-{{"question_quality": 3, "scenario_realism": 4, "tool_necessity": 2, "reason": "short justification"}}"""
+Score each from 1 (bad) to 5 (excellent); be strict:
+- question_quality: clear, specific, self-contained, answerable;
+- scenario_realism: a real person would ask it;
+- tool_necessity: it cannot be answered without calling those tools.
+reason: one sentence.
+Format (replace every value with your own):
+{example}"""
+
+SCORE_EXAMPLE = PromptExample({"question_quality": 1, "scenario_realism": 1, "tool_necessity": 1, "reason": "<one sentence>"})
+"""The scoring format: ones, below every threshold."""
+
+SCORE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **{k: {"type": "integer", "minimum": 1, "maximum": 5} for k in ("question_quality", "scenario_realism", "tool_necessity")},
+        "reason": {"type": "string", "minLength": 1, "maxLength": 300},
+    },
+    "required": ["question_quality", "scenario_realism", "tool_necessity", "reason"],
+    "additionalProperties": False,
+}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+_REQUEST = {"type": "string", "minLength": 8, "maxLength": 600}
+
+
+def questions_example(n: int) -> PromptExample:
+    """The chain-task format for `n` requests: placeholders only."""
+    return PromptExample({"questions": [f"<request {i}>" for i in range(1, n + 1)]})
+
+
+def questions_schema(n: int) -> dict[str, Any]:
+    """One to `n` requests."""
+    return _object({"questions": {"type": "array", "items": _REQUEST, "minItems": 1, "maxItems": max(1, n)}})
+
+
+def server_tasks_example(k: int) -> PromptExample:
+    """The server-task format: placeholders only."""
+    return PromptExample({"tasks": [{"question": "<request>", "tools": ["<tool name>"] * max(2, k)}]})
+
+
+def server_tasks_schema(names: set[str], n: int, k: int) -> dict[str, Any]:
+    """One to `n` tasks, each naming at least `k` of the server's tools."""
+    tools = {"type": "array", "items": {"enum": sorted(names)}, "minItems": k, "maxItems": max(k, len(names)), "uniqueItems": True}
+    return _object({"tasks": {"type": "array", "items": _object({"question": _REQUEST, "tools": tools}), "minItems": 1, "maxItems": max(1, n)}})
+
+
+REWRITE_EXAMPLE = PromptExample({"question": "<the rewritten request>"})
+REWRITE_SCHEMA: dict[str, Any] = _object({"question": _REQUEST})
 
 
 def _settings(max_tokens: int, temperature: float = 0.8) -> SamplingSettings:
@@ -162,6 +215,7 @@ async def chain_tasks(
     model: object, server: ServerDoc, chain: list[str], sketches: list[str], *, n: int = 2, max_tokens: int = 700
 ) -> tuple[list[SynthTask], StructuredResult[_Questions]]:
     """Tasks that need exactly `chain` (language checked on every question)."""
+    example = questions_example(n)
     prompt = _CHAIN.format(
         n=n,
         name=server.name,
@@ -170,13 +224,20 @@ async def chain_tasks(
         tools=tool_lines(server),
         sketches="; ".join(sketches) or "(none)",
         language=_LANG.get(server.language, server.language),
+        example=example.text,
     )
 
     def check(value: _Questions) -> str | None:
         problems = [language_problem(q, server.language) for q in value.questions]
         return None if any(p is None for p in problems) else problems[0]
 
-    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _Questions, check=check, settings=_settings(max_tokens), include_schema=False)
+    guard = ReplyCheck(example, check=check)
+    result = guard.settle(
+        await ask_structured(
+            model, [ChatMessage(role="user", content=prompt)], _Questions, check=guard, settings=_settings(max_tokens),
+            include_schema=False, schema=questions_schema(n),
+        )
+    )
     tasks = []
     good = [q for q in (result.value.questions if result.value else []) if q.strip() and language_problem(q, server.language) is None]
     for q in good[:n]:
@@ -199,6 +260,7 @@ async def server_tasks(
 ) -> tuple[list[SynthTask], StructuredResult[_ServerTasks]]:
     """Tasks that need at least `k` of the server's tools."""
     names = {t.name for t in server.tools}
+    example = server_tasks_example(k)
     prompt = _SERVER.format(
         n=n,
         name=server.name,
@@ -206,6 +268,7 @@ async def server_tasks(
         tools=tool_lines(server),
         k=k,
         language=_LANG.get(server.language, server.language),
+        example=example.text,
     )
 
     def problem(t: _ServerTask) -> str | None:
@@ -221,7 +284,13 @@ async def server_tasks(
         problems = [problem(t) for t in value.tasks]
         return None if any(p is None for p in problems) else next(p for p in problems if p)
 
-    result = await ask_structured(model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=check, settings=_settings(max_tokens), include_schema=False)
+    guard = ReplyCheck(example, check=check)
+    result = guard.settle(
+        await ask_structured(
+            model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=guard, settings=_settings(max_tokens),
+            include_schema=False, schema=server_tasks_schema(names, n, k),
+        )
+    )
     valid = [t for t in (result.value.tasks if result.value else []) if problem(t) is None]
     tasks = [
         SynthTask(
@@ -246,15 +315,19 @@ async def augment(
         f"Original request: {base.question}\n{instruction}\n"
         f"Keep it answerable with the same tools ({', '.join(base.target_tools)}); never mention tool names. "
         f"Write in {_LANG.get(base.language, base.language)}.\n"
-        'Reply with only a JSON object shaped like this example: {"question": "the rewritten request"}'
+        f"Format (replace <...>):\n{REWRITE_EXAMPLE.text}"
     )
-    result = await ask_structured(
-        model,
-        [ChatMessage(role="user", content=prompt)],
-        _Rewrite,
-        check=lambda v: language_problem(v.question, base.language),
-        settings=_settings(max_tokens),
-        include_schema=False,
+    guard = ReplyCheck(REWRITE_EXAMPLE, check=lambda v: language_problem(v.question, base.language))
+    result = guard.settle(
+        await ask_structured(
+            model,
+            [ChatMessage(role="user", content=prompt)],
+            _Rewrite,
+            check=guard,
+            settings=_settings(max_tokens),
+            include_schema=False,
+            schema=REWRITE_SCHEMA,
+        )
     )
     if result.value is None:
         return None, result
@@ -279,7 +352,13 @@ def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
 
 async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_tokens: int = 300) -> StructuredResult[TaskScores]:
     """Score `task`; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
-    prompt = _SCORE.format(name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools))
-    return await ask_structured(
-        model, [ChatMessage(role="user", content=prompt)], TaskScores, settings=_settings(max_tokens, temperature=0.0), include_schema=False
+    prompt = _SCORE.format(
+        name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools), example=SCORE_EXAMPLE.text
+    )
+    guard = ReplyCheck(SCORE_EXAMPLE)
+    return guard.settle(
+        await ask_structured(
+            model, [ChatMessage(role="user", content=prompt)], TaskScores, check=guard,
+            settings=_settings(max_tokens, temperature=0.0), include_schema=False, schema=SCORE_SCHEMA,
+        )
     )

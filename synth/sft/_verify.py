@@ -10,20 +10,22 @@ step needs an id nothing produces is not a real chain and is dropped.
 
 Coherence vote: several independent judgements whether the chain forms one sensible task;
 a strict majority of valid "coherent" votes is needed, and a vote that fails to parse counts
-against the chain (fail closed). The task sketches of the accepting votes are kept and seed
-task generation.
+against the chain (fail closed). The prompt's example votes "not coherent", and a vote that
+copies it is invalid (`copied_example`). The task sketches of the accepting votes are kept
+and seed task generation.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import ask_structured
+from synth.core import PromptExample, ReplyCheck, ask_structured
 from synth.sft._docs import ServerDoc, ToolDoc
 from synth.sft._graph import tool_lines
 
@@ -132,6 +134,24 @@ class CoherenceVerdict(BaseModel):
     invalid: int
     tasks: list[str] = Field(default_factory=list, description="Task sketches from the accepting votes.")
     reasons: list[str] = Field(default_factory=list)
+    invalid_codes: dict[str, int] = Field(default_factory=dict, description="Invalid votes per reason code (copied_example, ...).")
+
+    @property
+    def rejection(self) -> str | None:
+        """The reason code of a failed vote, None when the chain passed.
+
+        `model_error` (the endpoint failed: retry later) and `context_overflow` (the prompt
+        cannot fit) come first; `vote_copied_example` when copies outnumber honest "no" votes;
+        else `incoherent`.
+        """
+        if self.ok:
+            return None
+        for code in ("model_error", "context_overflow"):
+            if self.invalid_codes.get(code):
+                return code
+        if self.invalid_codes.get("copied_example", 0) > self.no:
+            return "vote_copied_example"
+        return "incoherent"
 
 
 _VOTE = """Server "{name}": {description}
@@ -140,28 +160,52 @@ Tools:
 
 Proposed tool chain (called in this order): {chain}
 
-Would a real user have ONE task that needs exactly these tools in this order, with later calls using what earlier calls returned? Answer strictly: "coherent": false if any step is unnecessary, the order is unnatural, or the steps do not connect.
-Reply with only a JSON object shaped like this example (values are illustrations):
-{{"coherent": true, "task": "Find a flight and book it for Ana", "reason": "each step uses the previous result"}}
-("coherent" is true or false.)"""
+Would a real user have ONE task that needs exactly these tools in this order, each call using what the earlier ones returned?
+coherent: false if a step is unnecessary, the order is unnatural or the steps do not connect; true otherwise.
+task: that user's request in one sentence. reason: one sentence.
+Format (replace every value with your own):
+{example}"""
+
+VOTE_EXAMPLE = PromptExample({"coherent": False, "task": "<the user's request>", "reason": "<one sentence>"})
+"""The vote format: it votes against the chain, so copying it never passes one."""
+
+VOTE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "coherent": {"type": "boolean"},
+        "task": {"type": "string", "maxLength": 300},
+        "reason": {"type": "string", "minLength": 1, "maxLength": 300},
+    },
+    "required": ["coherent", "task", "reason"],
+    "additionalProperties": False,
+}
 
 
 async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str], *, voters: int = 3, max_tokens: int = 400) -> CoherenceVerdict:
     """Ask `voters` independent judgements; accept on a strict majority of valid 'coherent' votes."""
-    prompt = _VOTE.format(name=server.name, description=server.description, tools=tool_lines(server), chain=" -> ".join(chain))
+    prompt = _VOTE.format(
+        name=server.name, description=server.description, tools=tool_lines(server), chain=" -> ".join(chain), example=VOTE_EXAMPLE.text
+    )
     yes = no = invalid = 0
     tasks: list[str] = []
     reasons: list[str] = []
+    codes: Counter[str] = Counter()
     for v in range(voters):
-        result = await ask_structured(
-            model,
-            [ChatMessage(role="user", content=f"{prompt}\nYou are reviewer {v + 1} of {voters}; judge independently.")],
-            ChainVote,
-            include_schema=False,
-            settings=SamplingSettings(temperature=0.7, max_tokens=max_tokens),
+        guard = ReplyCheck(VOTE_EXAMPLE)
+        result = guard.settle(
+            await ask_structured(
+                model,
+                [ChatMessage(role="user", content=f"{prompt}\nYou are reviewer {v + 1} of {voters}; judge independently.")],
+                ChainVote,
+                check=guard,
+                include_schema=False,
+                settings=SamplingSettings(temperature=0.7, max_tokens=max_tokens),
+                schema=VOTE_SCHEMA,
+            )
         )
         if result.value is None:
             invalid += 1
+            codes[str(result.reason_code)] += 1
             reasons.append(f"vote {v}: {result.reason_code}: {result.detail[:200]}")
         elif result.value.coherent:
             yes += 1
@@ -170,4 +214,4 @@ async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str],
         else:
             no += 1
             reasons.append(f"vote {v}: {result.value.reason[:200]}")
-    return CoherenceVerdict(ok=yes * 2 > voters, yes=yes, no=no, invalid=invalid, tasks=tasks, reasons=reasons)
+    return CoherenceVerdict(ok=yes * 2 > voters, yes=yes, no=no, invalid=invalid, tasks=tasks, reasons=reasons, invalid_codes=dict(codes))

@@ -115,7 +115,7 @@ class Script:
         if stage == "necessity":
             if self.necessity is not None:
                 return self.necessity
-            ids = list(dict.fromkeys(re.findall(r'"id": "(\w+)"', first.split("For every sub-question")[0])))
+            ids = re.findall(r"^(\w+)(?: \(uses [^)]*\))?: ", first.split("For every sub-question")[0], re.MULTILINE)
             return json.dumps({"items": [{"id": i, "needs_tool": True, "reason": "needs a lookup"} for i in ids]})
         if stage == "check":
             return self.judge[key] if isinstance(self.judge, dict) else self.judge

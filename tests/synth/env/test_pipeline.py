@@ -214,9 +214,9 @@ async def test_a_dead_endpoint_rejects_then_the_rerun_retries(tmp_path, sandbox)
 
 @pytest.mark.anyio
 async def test_a_decomposition_copying_the_prompt_example_is_rejected(tmp_path, sandbox):
-    from synth.env.prompts import EXAMPLE_TRACE
+    from synth.env.prompts import DECOMPOSE_EXAMPLE
 
-    result, model = await run(tmp_path, Script(decompose=[json.dumps(EXAMPLE_TRACE)]), sandbox, retries=1)
+    result, model = await run(tmp_path, Script(decompose=[DECOMPOSE_EXAMPLE.text]), sandbox, retries=1)
     assert result.envs == []
     (rej,) = rejected(tmp_path / "out")
     assert (rej["stage"], rej["reason"]) == ("decompose", "copied_example") and "copied the format example" in rej["detail"]

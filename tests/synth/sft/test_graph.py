@@ -111,3 +111,26 @@ async def test_coherence_vote_needs_a_majority_and_counts_garbage_against(script
     garbage = "I think it is fine"
     rejected = await vote_coherence(script(yes, garbage, garbage, garbage, no), TRAVEL, ["search_flights", "book_flight"], voters=3)
     assert not rejected.ok and (rejected.yes, rejected.no, rejected.invalid) == (1, 1, 1)
+
+
+@pytest.mark.anyio
+async def test_votes_copying_the_example_reject_the_chain_with_their_own_code(script) -> None:
+    from synth.sft._verify import VOTE_EXAMPLE
+
+    assert VOTE_EXAMPLE.value["coherent"] is False, "the example votes against: copying it never passes a chain"
+    copied = json.dumps({"coherent": True, "task": "<the user's request>", "reason": "<one sentence>"})
+    verdict = await vote_coherence(script(*[copied] * 9), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    assert not verdict.ok and verdict.invalid == 3 and verdict.invalid_codes == {"copied_example": 3}
+    assert verdict.rejection == "vote_copied_example"
+    honest = json.dumps({"coherent": False, "task": "", "reason": "booking needs no search"})
+    mixed = await vote_coherence(script(honest, honest, *[copied] * 3), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    assert mixed.rejection == "incoherent", "honest no votes outnumber the copy"
+
+
+def test_proposal_schema_names_only_the_servers_tools() -> None:
+    from synth.sft._graph import proposals_schema
+
+    schema = proposals_schema([t.name for t in TRAVEL.tools], n=5)
+    tools = schema["properties"]["chains"]["items"]["properties"]["tools"]
+    assert tools["items"]["enum"] == sorted(t.name for t in TRAVEL.tools) and tools["minItems"] == 2
+    assert schema["properties"]["chains"]["maxItems"] == 5

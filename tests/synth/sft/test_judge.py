@@ -70,3 +70,30 @@ async def test_judge_retry_recovers_and_exclusion_rates(script) -> None:
     assert stats["unjudged"] == 1 and stats["unjudged_rate"] == 0.5
     assert stats["per_dimension"]["final_answer"] == {"missing": 1, "exclusion_rate": 0.5}
     assert stats["per_dimension"]["conciseness"] == {"missing": 0, "exclusion_rate": 0.0}
+
+
+@pytest.mark.anyio
+async def test_a_judge_copying_its_example_is_rejected_with_its_own_code(script) -> None:
+    from synth.sft._judge import judge_example
+
+    example = judge_example(2)
+    assert all(v == 0 for k, v in example.value.items() if k in ("query_understanding", "final_answer")), "the example fails the export bar"
+    placeholder = json.dumps({**GOOD, "reason": "<one sentence>"})
+    for copy in (example.text, placeholder):
+        model = script(copy, copy, copy)
+        verdict = await judge_trajectory(model, MESSAGES, error_call_ids={"c2"})
+        assert not verdict.judged and verdict.score is None and verdict.failure_code == "copied_example"
+        assert "copied the format example" in model.requests[1][-1].content, "the retry says why"
+
+
+def test_the_judge_schema_asks_exactly_one_score_per_step() -> None:
+    import jsonschema
+
+    from synth.sft._judge import judge_schema
+
+    schema = judge_schema(2)
+    jsonschema.validate(GOOD, schema)
+    for bad in ({**GOOD, "tool_call_planning": [8]}, {**GOOD, "tool_call_planning": [8, 8, 8]}, {**GOOD, "conciseness": 11}, {**GOOD, "final_answer": 7.5}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+    assert judge_schema(3)["properties"]["tool_response_understanding"]["minItems"] == 3

@@ -21,6 +21,8 @@ from typing import Any
 
 import anyio
 import pytest
+
+import agent_sdk
 from sft_world import small_config, world_model
 
 from synth.sft import DIMENSIONS, SftPipeline
@@ -158,6 +160,36 @@ def test_failing_judge_excludes_in_the_pipeline(run_dir: tuple[Path, dict[str, A
     assert per_dim["final_answer"]["exclusion_rate"] == 1.0 and per_dim["tool_call_planning"]["missing"] == 18
     assert {r["reason"] for r in _lines(out / "rejected.jsonl") if r["stage"] == "judged"} == {"unjudged"}
     assert (out / "sft.jsonl").read_text() == ""
+
+
+
+def _rejudge(source: Path, out: Path, reply: Any) -> tuple[dict[str, Any], Any]:
+    shutil.copytree(source, out, ignore=shutil.ignore_patterns("judged.jsonl", "judge_verdicts.jsonl", "exported.jsonl", "rejected.jsonl", "cache"))
+    judge = world_model("judge")
+    judge.fn = lambda messages, tools, settings: reply
+    pipeline = SftPipeline(out, world_model(), config=small_config(), judge_model=judge, show_progress=False)
+    return anyio.run(pipeline.run, None, ["judge", "export"]), judge
+
+
+def test_a_judge_copying_its_example_rejects_with_its_own_code(run_dir: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    from synth.sft._judge import judge_example
+
+    source, _ = run_dir
+    copied = json.loads(judge_example(2).text) | {"query_understanding": 9, "final_answer": 9}  # passing scores, placeholder kept
+    stats, _ = _rejudge(source, tmp_path / "copied", json.dumps(copied))
+    assert stats["extra"]["funnel"]["trajectories_kept"] == 0
+    assert {r["reason"] for r in _lines(tmp_path / "copied" / "rejected.jsonl") if r["stage"] == "judged"} == {"judge_copied_example"}
+    tokens = stats["tokens_by_stage_last_run"]["judge"]
+    assert tokens["requests"] == 18 * 3 and stats["max_prompt_tokens"] == tokens["max_prompt_tokens"] > 0
+
+
+@pytest.mark.skipif(not hasattr(agent_sdk, "ContextOverflowError"), reason="agent_sdk.ContextOverflowError lands with structured-output support")
+def test_a_judge_prompt_that_cannot_fit_is_terminal_and_counted(run_dir: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    source, _ = run_dir
+    stats, judge = _rejudge(source, tmp_path / "overflow", agent_sdk.ContextOverflowError("prompt longer than the 2048-token context"))
+    assert stats["extra"]["funnel"]["rejected_context_overflow"] == 18
+    assert {r["reason"] for r in _lines(tmp_path / "overflow" / "rejected.jsonl") if r["stage"] == "judged"} == {"judge_context_overflow"}
+    assert len(judge.requests) == 18, "one request per trajectory, never retried"
 
 
 _CHILD = """

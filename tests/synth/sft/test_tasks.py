@@ -52,3 +52,20 @@ async def test_augmentation_and_scores(script) -> None:
     assert TaskThresholds().failures(TaskScores(question_quality=3, scenario_realism=3, tool_necessity=3)) == []
     garbage = await score_task(script("great question", "10/10", "yes"), TRAVEL, rewritten)
     assert garbage.value is None and garbage.reason_code == "no_json", "an unparseable score rejects, never passes"
+
+
+@pytest.mark.anyio
+async def test_copied_examples_fail_task_writing_and_scoring(script) -> None:
+    from synth.sft._tasks import SCORE_EXAMPLE, questions_example, server_tasks_schema
+
+    copy = questions_example(1).text
+    tasks, result = await chain_tasks(script(copy, copy, copy), TRAVEL, ["search_flights", "book_flight"], [], n=1)
+    assert tasks == [] and result.reason_code == "copied_example"
+    (base,), _ = await chain_tasks(script(json.dumps({"questions": ["Book the cheapest SFO to JFK flight on June 1 for Ana Silva."]})), TRAVEL, ["search_flights", "book_flight"], [], n=1)
+    assert TaskThresholds().failures(TaskScores.model_validate(SCORE_EXAMPLE.value)) == ["question_quality", "scenario_realism", "tool_necessity"]
+    scored = await score_task(script(*[SCORE_EXAMPLE.text] * 3), TRAVEL, base)
+    assert scored.value is None and scored.reason_code == "copied_example"
+    schema = server_tasks_schema({"search_flights", "book_flight", "cancel_booking"}, n=2, k=2)
+    tools = schema["properties"]["tasks"]["items"]["properties"]["tools"]
+    assert tools["items"]["enum"] == ["book_flight", "cancel_booking", "search_flights"] and tools["minItems"] == 2
+    assert schema["properties"]["tasks"]["maxItems"] == 2

@@ -1,0 +1,83 @@
+"""JSON Schemas of synth/env requests, built per call where the shape depends on the input.
+
+An engine that enforces the schema (`ask_structured(..., schema=)`) then cannot return the
+wrong number of sub-questions, an id that is not in the sample, or a score out of range;
+the pydantic models and the stage checks still validate every reply. Free text is bounded
+(`maxLength`) so a small model cannot ramble until `max_tokens`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["CHECK_SCHEMA", "DOC_SCHEMA", "TOOL_SCHEMA", "decomposition_schema", "groups_schema", "merged_doc_schema", "necessity_schema"]
+
+_TEXT = {"type": "string", "minLength": 1, "maxLength": 400}
+_SHORT = {"type": "string", "minLength": 1, "maxLength": 200}
+_PARAMETERS = {"type": "object", "properties": {"type": {"const": "object"}, "properties": {"type": "object"}, "required": {"type": "array", "items": {"type": "string"}}}, "required": ["type", "properties"]}
+_ARGUMENTS = {"type": "object"}
+TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,63}$"},
+        "description": _TEXT,
+        "parameters": _PARAMETERS,
+    },
+    "required": ["name", "description", "parameters"],
+    "additionalProperties": False,
+}
+"""A tool document: name, description, parameters (a JSON Schema object)."""
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    """A closed object whose every property is required."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
+    """A main question, its answer and `min_hops`..`max_hops` sub-questions."""
+    sub = _object(
+        {
+            "id": {"type": "string", "pattern": "^q[0-9]{1,2}$"},
+            "question": _TEXT,
+            "answer": {"type": "string", "minLength": 1, "maxLength": 80},  # one fact, not a sentence
+            "depends_on": {"type": "array", "items": {"type": "string", "pattern": "^q[0-9]{1,2}$"}, "maxItems": max(0, max_hops - 1)},
+        }
+    )
+    return _object(
+        {
+            "main_question": _TEXT,
+            "final_answer": {"type": "string", "minLength": 1, "maxLength": 200},
+            "sub_questions": {"type": "array", "items": sub, "minItems": min_hops, "maxItems": max_hops},
+        }
+    )
+
+
+def necessity_schema(ids: list[str]) -> dict[str, Any]:
+    """One item per sub-question id (ids drawn from `ids`, as many items as ids)."""
+    item = _object({"id": {"enum": list(ids)}, "needs_tool": {"type": "boolean"}, "reason": _SHORT})
+    return _object({"items": {"type": "array", "items": item, "minItems": len(ids), "maxItems": len(ids), "uniqueItems": True}})
+
+
+CHECK_SCHEMA: dict[str, Any] = _object({"score": {"type": "number", "minimum": 0, "maximum": 1}, "reason": _SHORT})
+"""A check's verdict: a score in [0, 1] and one reason."""
+
+
+def groups_schema(ids: list[str]) -> dict[str, Any]:
+    """Groups of two or more of `ids` (possibly none)."""
+    group = _object(
+        {
+            "ids": {"type": "array", "items": {"enum": list(ids)}, "minItems": 2, "maxItems": len(ids), "uniqueItems": True},
+            "intent": _SHORT,
+        }
+    )
+    return _object({"groups": {"type": "array", "items": group, "maxItems": max(0, len(ids) // 2)}})
+
+
+DOC_SCHEMA: dict[str, Any] = _object({"tool": TOOL_SCHEMA, "golden_arguments": _ARGUMENTS})
+"""A tool document and the golden call of its sub-question (both required)."""
+
+
+def merged_doc_schema(ids: list[str]) -> dict[str, Any]:
+    """One tool document and a golden call for exactly the member `ids`."""
+    return _object({"tool": TOOL_SCHEMA, "golden_calls": _object({i: _ARGUMENTS for i in ids})})

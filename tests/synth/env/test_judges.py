@@ -1,0 +1,167 @@
+"""Honest judges: copies of prompt examples rejected per stage, per-call schemas, the judge model,
+corpus chunking, the one answer rule, and context_overflow as a terminal, counted rejection."""
+
+import json
+from pathlib import Path
+
+import agent_sdk
+import jsonschema
+import pytest
+
+from envscript import Script, fenced
+from scripted import ScriptedModel
+from synth.env import SynthConfig, load_seeds, render_report, synthesize_envs
+from synth.env import _schemas, prompts
+from synth.env._seeds import chunk_text, estimate_tokens
+
+ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
+
+
+def rejected(out: Path) -> list[dict]:
+    p = out / "rejected.jsonl"
+    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+
+
+async def run(tmp_path, script, sandbox, *, judge=None, rows=(ROW,), **cfg):
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    model = ScriptedModel(script)
+    result = await synthesize_envs(
+        model, tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, **cfg), sandbox=sandbox, show_progress=False,
+        judge_model=judge,
+    )
+    return result, model
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("field", "reply", "stage", "reason"),
+    [
+        ("necessity", prompts.necessity_example(["q1", "q2"]).text, "necessity", "copied_example"),
+        ("judge", prompts.CHECK_EXAMPLE.text, "checks", "judge_copied_example"),
+        ("judge", '{"score": 0.95, "reason": "<one sentence>"}', "checks", "judge_copied_example"),
+        ("docs", {"q1": prompts.DOC_EXAMPLE.text, "q2": Script().docs["q2"]}, "tools", "tool_doc_copied_example"),
+    ],
+    ids=["necessity", "check", "check_placeholder_with_passing_score", "tool_doc"],
+)
+async def test_every_judge_rejects_a_copy_of_its_example(tmp_path, sandbox, field, reply, stage, reason):
+    result, model = await run(tmp_path, Script(**{field: reply}), sandbox, retries=1)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == (stage, reason)
+    assert any("copied the format example" in (m.content or "") for r in model.requests for m in r if m.role == "user"), "the retry says why"
+    assert result.stats.funnel[[f.stage for f in result.stats.funnel].index(stage)].reasons == {reason: 1}
+
+
+@pytest.mark.anyio
+async def test_a_copied_merge_grouping_skips_the_merge_and_keeps_the_sample(tmp_path, sandbox):
+    result, _ = await run(tmp_path, Script(groups=prompts.groups_example().text), sandbox, retries=0)
+    (record,) = result.envs
+    assert "merge_skipped: copied_example" in record.notes
+
+
+def test_prompts_show_no_passing_values(tmp_path):
+    # every example fails its own stage when copied: no tool needed, scores of 0, ids that name nothing
+    assert not any(i["needs_tool"] for i in prompts.necessity_example(["q1", "q2"]).value["items"])
+    assert prompts.CHECK_EXAMPLE.value["score"] == 0.0
+    assert all(i.startswith("<") for g in prompts.groups_example().value["groups"] for i in g["ids"])
+    (seed,) = seeds_of(tmp_path, [ROW])
+    assert prompts.DECOMPOSE_EXAMPLE.text in prompts.decompose(seed)[1].content
+    assert "Format" not in prompts.decompose(seed, show_example=False)[1].content, "an enforced schema needs no format example"
+
+
+def seeds_of(tmp_path, rows, **cfg):
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    seeds, errors = load_seeds([path], SynthConfig(**cfg))
+    assert errors == []
+    return seeds
+
+
+def test_per_call_schemas_take_their_shape_from_the_input():
+    necessity = _schemas.necessity_schema(["q1", "q2", "q3"])
+    item = lambda i: {"id": i, "needs_tool": True, "reason": "lookup"}  # noqa: E731
+    jsonschema.validate({"items": [item("q1"), item("q2"), item("q3")]}, necessity)
+    for bad in ([item("q1"), item("q2")], [item("q1"), item("q2"), item("q4")], [item("q1"), item("q1"), item("q2"), item("q3")]):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"items": bad}, necessity)
+    decomposition = _schemas.decomposition_schema(2, 3)
+    sub = {"id": "q1", "question": "Which city?", "answer": "Paris", "depends_on": []}
+    jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub, {**sub, "id": "q2"}]}, decomposition)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub]}, decomposition)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"score": 1.5, "reason": "too good"}, _schemas.CHECK_SCHEMA)
+    groups = _schemas.groups_schema(["q1", "q2"])
+    jsonschema.validate({"groups": [{"ids": ["q1", "q2"], "intent": "weather"}]}, groups)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"groups": [{"ids": ["q1", "q9"], "intent": "weather"}]}, groups)
+    merged = _schemas.merged_doc_schema(["q1", "q2"])
+    tool = {"name": "t", "description": "d", "parameters": {"type": "object", "properties": {}}}
+    jsonschema.validate({"tool": tool, "golden_calls": {"q1": {}, "q2": {}}}, merged)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"tool": tool, "golden_calls": {"q1": {}}}, merged)
+
+
+@pytest.mark.anyio
+async def test_the_judge_model_serves_the_judging_stages_only(tmp_path, sandbox):
+    generator, judge_script = Script(), Script()
+    judge = ScriptedModel(judge_script, name="judge")
+    result, _ = await run(tmp_path, generator, sandbox, judge=judge)
+    assert len(result.envs) == 1
+    assert {entry.split(":")[0] for entry in judge_script.log} == {"necessity", "check"}
+    assert not {"necessity", "check"} & {entry.split(":")[0] for entry in generator.log}
+    tokens = result.stats.tokens_by_stage_last_run
+    assert set(tokens) == {"decompose", "necessity", "checks", "tools", "merge"} and tokens["checks"].requests == 4
+    assert result.stats.max_prompt_tokens == max(t.max_prompt_tokens for t in tokens.values()) > 0
+    assert result.stats.llm_last_run.calls == len(judge.requests) + 1 + 2 * 3 + 1
+
+
+def test_long_corpora_are_chunked_into_several_seeds(tmp_path):
+    sentence = "The museum opened in 1889 and holds 4,200 paintings from the northern schools. "
+    corpus = sentence * 60
+    assert estimate_tokens(corpus) > 1000
+    seeds = seeds_of(tmp_path, [{"domain": "museums", "knowledge_corpus": corpus}], corpus_max_tokens=200)
+    assert len(seeds) > 1 and all(estimate_tokens(s.knowledge_corpus) <= 200 for s in seeds)
+    assert " ".join(s.knowledge_corpus for s in seeds) == corpus.strip(), "chunks are whole sentences, in order, nothing lost"
+    assert [s.ref.rsplit("#", 1)[1] for s in seeds] == [f"chunk{i}" for i in range(1, len(seeds) + 1)]
+    assert len({s.id for s in seeds}) == len(seeds)
+    (short,) = seeds_of(tmp_path, [{"domain": "museums", "knowledge_corpus": sentence}], corpus_max_tokens=200)
+    assert "#" not in short.ref
+    chinese = "故宫博物院位于北京，始建于明朝永乐四年。" * 80
+    pieces = chunk_text(chinese, 150)
+    assert len(pieces) > 1 and "".join(pieces) == chinese and max(map(estimate_tokens, pieces)) <= 150
+    assert chunk_text("一" * 400, 100) == ["一" * 100] * 4, "a sentence longer than the budget is cut"
+
+
+@pytest.mark.anyio
+async def test_tool_synthesis_uses_the_answer_rule_of_verify(tmp_path, sandbox):
+    # "Paris" inside "Parisian" is a substring but not the answer: verify would reject this tool
+    code = 'def get_landmark_city(landmark, language="en"):\n    return {"city": "Parisian quarter"} if landmark.strip().lower() == "eiffel tower" else {"error": "not found"}'
+    script = Script(code={"get_landmark_city": [fenced(code)], "get_city_weather": Script().code["get_city_weather"]})
+    result, _ = await run(tmp_path, script, sandbox, code_retries=0)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("tools", "answer_missing") and "Parisian" in rej["detail"]
+
+
+needs_overflow = pytest.mark.skipif(
+    not hasattr(agent_sdk, "ContextOverflowError"), reason="agent_sdk.ContextOverflowError lands with structured-output support"
+)
+
+
+@needs_overflow
+@pytest.mark.anyio
+@pytest.mark.parametrize(("field", "stage", "reason"), [("decompose", "decompose", "context_overflow"), ("judge", "checks", "judge_context_overflow")])
+async def test_a_prompt_that_cannot_fit_is_a_terminal_counted_rejection(tmp_path, sandbox, field, stage, reason):
+    overflow = agent_sdk.ContextOverflowError("HTTP 400: this model's maximum context length is 2048 tokens")
+    script = Script(**{field: [overflow] if field == "decompose" else overflow})
+    result, model = await run(tmp_path, script, sandbox)
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == (stage, reason)
+    counts = {f.stage: f.reasons for f in result.stats.funnel}
+    assert counts[stage] == {reason: 1}
+    again, model = await run(tmp_path, Script(), sandbox)
+    assert model.requests == [] and again.envs == [], "never retried: a re-run cannot make the prompt fit"
+    funnel_png, _ = render_report(tmp_path / "out")
+    assert funnel_png.stat().st_size > 0

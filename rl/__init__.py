@@ -1,4 +1,4 @@
-"""Training side: F1 reward, distractor mixing, adaptive batch filling, datasets, veRL and TRL integration.
+"""Training side: F1 reward, distractor mixing, adaptive batch filling, recipe presets, datasets, veRL and TRL integration.
 
 Heavy stacks (torch, transformers, veRL, TRL, sentence-transformers) are imported lazily by the
 modules that need them, so `import rl` stays cheap.
@@ -17,12 +17,15 @@ from rl.distractors import (
     pool_tools_from_docs,
     sample_distractors,
 )
-from rl.exceptions import DatasetError, RlError, TrainingSetupError
+from rl.exceptions import BatchFillingError, DatasetError, RlError, TrainingSetupError
+from rl.presets import PRESETS, GrpoSettings, Preset, SftSettings, default_preset, get_preset
 from rl.reward import RewardParts, f1_reward
 
 __all__ = [
     "AGENT_NAME",
+    "PRESETS",
     "BatchFiller",
+    "BatchFillingError",
     "DatasetError",
     "Distractor",
     "DistractorConfig",
@@ -30,16 +33,21 @@ __all__ = [
     "DistractorSampler",
     "Embedder",
     "EmbeddingCache",
+    "GrpoSettings",
     "PoolTool",
+    "Preset",
     "PrepareReport",
     "RewardParts",
     "RlError",
     "RlTask",
+    "SftSettings",
     "StepStats",
     "ToolPool",
     "TrainingSetupError",
     "build_tasks",
+    "default_preset",
     "f1_reward",
+    "get_preset",
     "load_envs",
     "pool_tools_from_docs",
     "prepare",

@@ -23,6 +23,18 @@ class Mode(str, Enum):
     none = "none"
 
 
+def _log_training_progress() -> None:
+    """Show the rl package's per-step lines (batch filling: kept / discarded / carried groups) on stderr."""
+    import logging
+
+    log = logging.getLogger("rl")
+    if not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
+
+
 def _fail(exc: Exception) -> None:
     typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(2) from exc
@@ -95,6 +107,7 @@ def train(
     from rl.exceptions import RlError
     from rl.presets import default_preset, get_preset
 
+    _log_training_progress()
     common = dict(
         group_size=group_size, lr=lr, max_turns=max_turns, batch_filling=batch_filling, delta=delta,
         max_fill_rounds=max_fill_rounds,

@@ -13,7 +13,6 @@ when `max_rounds` generation rounds in one step do not fill the batch.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +23,6 @@ from pydantic import BaseModel
 from rl.exceptions import BatchFillingError
 
 G = TypeVar("G")
-
-logger = logging.getLogger(__name__)
 
 
 def reward_std(rewards: Sequence[float]) -> float:
@@ -157,5 +154,4 @@ class BatchFiller(Generic[G]):
         stats.streak = self.streak
         stats.filled = len(batch) == self.n
         self.history.append(stats)
-        logger.info("batch filling step %d: %s", len(self.history), stats.summary())
         return batch, stats

@@ -108,10 +108,10 @@ def train(
     from rl.presets import default_preset, get_preset
 
     _log_training_progress()
-    common = dict(
-        group_size=group_size, lr=lr, max_turns=max_turns, batch_filling=batch_filling, delta=delta,
-        max_fill_rounds=max_fill_rounds,
-    )
+    common = {
+        "group_size": group_size, "lr": lr, "max_turns": max_turns, "batch_filling": batch_filling, "delta": delta,
+        "max_fill_rounds": max_fill_rounds,
+    }
     try:
         recipe_preset = get_preset(preset) if preset else default_preset(engine.value)
         if engine is Engine.trl:

@@ -6,7 +6,15 @@ modules that need them, so `import rl` stays cheap.
 
 from rl._embedding import Embedder, EmbeddingCache
 from rl.batch_filling import BatchFiller, StepStats, reward_std
-from rl.datasets import AGENT_NAME, PrepareReport, RlTask, build_tasks, load_envs, prepare, read_trl_tasks
+from rl.datasets import (
+    AGENT_NAME,
+    PrepareReport,
+    RlTask,
+    build_tasks,
+    load_envs,
+    prepare,
+    read_trl_tasks,
+)
 from rl.distractors import (
     Distractor,
     DistractorConfig,
@@ -18,7 +26,14 @@ from rl.distractors import (
     sample_distractors,
 )
 from rl.exceptions import BatchFillingError, DatasetError, RlError, TrainingSetupError
-from rl.presets import PRESETS, GrpoSettings, Preset, SftSettings, default_preset, get_preset
+from rl.presets import (
+    PRESETS,
+    GrpoSettings,
+    Preset,
+    SftSettings,
+    default_preset,
+    get_preset,
+)
 from rl.reward import RewardParts, f1_reward
 
 __all__ = [
@@ -35,8 +50,8 @@ __all__ = [
     "EmbeddingCache",
     "GrpoSettings",
     "PoolTool",
-    "Preset",
     "PrepareReport",
+    "Preset",
     "RewardParts",
     "RlError",
     "RlTask",

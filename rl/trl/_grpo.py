@@ -25,7 +25,6 @@ from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
 from rl.presets import CPU_SMALL, Preset
 
-
 _CPU = CPU_SMALL.grpo
 
 

@@ -40,7 +40,7 @@ def test_defaults_astra_for_verl_cpu_small_for_trl_on_cpu():
 
 def test_recipes_take_preset_values_and_explicit_settings_win(tmp_path):
     cpu = get_preset("cpu-small")
-    paths = dict(data_dir=tmp_path, envs_dir=tmp_path, output_dir=tmp_path)
+    paths = {"data_dir": tmp_path, "envs_dir": tmp_path, "output_dir": tmp_path}
     assert TrlRecipe(**paths).model_dump(exclude=set(paths)) == TrlRecipe.from_preset(cpu, **paths).model_dump(
         exclude=set(paths))
     trl = TrlRecipe.from_preset(get_preset("astra"), lr=1e-6, max_turns=None, **paths)

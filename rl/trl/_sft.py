@@ -17,21 +17,29 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rl.exceptions import DatasetError, TrainingSetupError
+from rl.presets import CPU_SMALL, Preset
 
 
 class SftRecipe(BaseModel):
-    """Settings of an SFT run."""
+    """Settings of an SFT run (defaults: the `cpu-small` preset; `from_preset` for another)."""
 
     data: Path = Field(description="OpenAI-format JSONL: one {messages, tools} object per line.")
     output_dir: Path
-    model: str | None = Field(default=None, description="Model directory or .gguf (None: SmolLM2-135M-Instruct).")
-    epochs: float = 1.0
+    model: str = Field(default="embedded", description="'embedded' (Qwen2.5-Coder-0.5B), a model directory or a .gguf.")
+    epochs: float = CPU_SMALL.sft.epochs
     max_steps: int = Field(default=-1, description="Stop after this many steps (-1: by epochs).")
-    lr: float = 1e-5
-    batch_size: int = 2
-    max_length: int = 2048
+    lr: float = CPU_SMALL.sft.lr
+    batch_size: int = CPU_SMALL.sft.batch_size
+    max_length: int = CPU_SMALL.sft.max_length
     save: bool = True
     torch_threads: int | None = Field(default=None, ge=1, description="CPU threads for torch.")
+
+    @classmethod
+    def from_preset(cls, preset: Preset, **settings: Any) -> SftRecipe:
+        """A recipe with `preset`'s SFT hyper-parameters; `settings` (those not None) override them."""
+        sft = preset.sft
+        fields = {"epochs": sft.epochs, "lr": sft.lr, "batch_size": sft.batch_size, "max_length": sft.max_length}
+        return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
 
 
 class SftReport(BaseModel):

@@ -1,28 +1,35 @@
 """ASTRA's GRPO recipe as veRL 0.9.1 overrides, and the launcher behind `astra rl train --engine verl`.
 
-The recipe: GRPO advantages, no KL (neither in the reward nor as a loss), no entropy bonus,
-token-mean loss aggregation, lr 2e-6, one update per batch (PPO mini-batch = train batch),
-up to 32 assistant turns, and adaptive batch filling.
+The recipe comes from a preset (`rl.presets`, default `astra`): GRPO advantages, no KL
+(neither in the reward nor as a loss), no entropy bonus, token-mean loss aggregation,
+lr 2e-6, one update per batch (PPO mini-batch = train batch), up to 32 assistant turns, and
+adaptive batch filling.
 
-Batch filling in veRL: the V1 trainer's sync mode can filter groups (`algorithm.filter_groups`,
-the DAPO mechanism): a finished group whose metric has zero std is evicted and a fresh prompt
-is dispatched in its place until the train batch is full; groups that finish beyond the
-batch stay in the replay buffer for the next step. That is ASTRA's rule with δ = 0 (ASTRA's
-default). Differences: veRL compares std == 0 exactly, so δ > 0 is not expressible (use the
-TRL engine or `rl.batch_filling.BatchFiller` for that); refill is per prompt rather than per
-generation round; veRL does not cap the carried surplus below n.
+Batch filling in veRL: veRL's own `algorithm.filter_groups` (DAPO) has no δ and discards the
+surplus in sync mode, so the V1 trainer's replay buffer is replaced through its extension
+point (`trainer.v1.sampler.custom_sampler`) by `rl.verl._batch_filling.AstraReplayBuffer`:
+groups with reward std > δ fill the batch round by round, the surplus is carried to the next
+step, and a cap on rounds ends an all-zero streak with `BatchFillingError`.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from rl.datasets import AGENT_NAME
 from rl.exceptions import TrainingSetupError
+from rl.presets import ASTRA, Preset
+
+_ASTRA = ASTRA.grpo
+
+SAMPLER_PATH = "pkg://rl.verl._batch_filling"
+"""`trainer.v1.sampler.custom_sampler.path`: the module of ASTRA's batch-filling replay buffer."""
+SAMPLER_NAME = "AstraReplayBuffer"
+"""`trainer.v1.sampler.custom_sampler.name`: its class."""
 
 
 class VerlRecipe(BaseModel):
@@ -36,22 +43,40 @@ class VerlRecipe(BaseModel):
     nnodes: int = Field(default=1, ge=1)
     rollout_engine: Literal["vllm", "sglang"] = "vllm"
     tensor_parallel: int = Field(default=1, ge=1)
-    group_size: int = Field(default=8, ge=2, description="Rollouts per prompt (GRPO group).")
-    batch_size: int = Field(default=32, ge=1, description="Prompts per step; also the PPO mini-batch (one update per step).")
-    lr: float = 2e-6
-    max_turns: int = Field(default=32, ge=1)
-    max_prompt_length: int = 4096
-    max_response_length: int = 12288
-    max_tool_response_length: int = 4096
+    group_size: int = Field(default=_ASTRA.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
+    batch_size: int = Field(default=_ASTRA.batch_size, ge=1, description="Prompts per step; also the PPO mini-batch (one update per step).")
+    lr: float = _ASTRA.lr
+    max_turns: int = Field(default=_ASTRA.max_turns, ge=1)
+    max_prompt_length: int = _ASTRA.max_prompt_length
+    max_response_length: int = _ASTRA.max_response_length
+    max_tool_response_length: int = _ASTRA.max_tool_response_length
     tool_parser: str = Field(default="hermes", description="veRL tool parser (hermes, qwen3_coder, ...).")
-    temperature: float = 1.0
-    batch_filling: bool = True
+    temperature: float = _ASTRA.temperature
+    kl_coef: float = Field(default=_ASTRA.kl_coef, ge=0, description="KL loss coefficient (0: no KL loss, no reference model).")
+    entropy_coef: float = Field(default=_ASTRA.entropy_coef, ge=0)
+    loss_agg_mode: str = _ASTRA.loss_agg_mode
+    batch_filling: bool = _ASTRA.batch_filling
+    delta: float = Field(default=_ASTRA.delta, ge=0, description="Batch filling keeps groups whose reward std is > delta.")
+    max_fill_rounds: int = Field(default=_ASTRA.max_fill_rounds, ge=1, description="Generation rounds per step before giving up.")
     total_epochs: int = 1
     call_timeout_s: float = 30.0
     project_name: str = "astra-mcp"
     experiment_name: str = "grpo"
     output_dir: str = "checkpoints"
     extra_overrides: list[str] = Field(default_factory=list, description="Appended verbatim (hydra syntax).")
+
+    @classmethod
+    def from_preset(cls, preset: Preset, **settings: Any) -> VerlRecipe:
+        """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
+        grpo = preset.grpo
+        fields = {
+            "group_size": grpo.group_size, "batch_size": grpo.batch_size, "lr": grpo.lr, "max_turns": grpo.max_turns,
+            "max_prompt_length": grpo.max_prompt_length, "max_response_length": grpo.max_response_length,
+            "max_tool_response_length": grpo.max_tool_response_length, "temperature": grpo.temperature,
+            "kl_coef": grpo.kl_coef, "entropy_coef": grpo.entropy_coef, "loss_agg_mode": grpo.loss_agg_mode,
+            "batch_filling": grpo.batch_filling, "delta": grpo.delta, "max_fill_rounds": grpo.max_fill_rounds,
+        }
+        return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
 
 
 def write_agent_loop_config(path: Path) -> Path:
@@ -68,10 +93,10 @@ def recipe_overrides(recipe: VerlRecipe, agent_loop_config: Path) -> list[str]:
     overrides = [
         "algorithm.adv_estimator=grpo",
         "algorithm.use_kl_in_reward=False",
-        f"{actor}.use_kl_loss=False",
-        f"{actor}.kl_loss_coef=0",
-        f"{actor}.entropy_coeff=0",
-        f"{actor}.loss_agg_mode=token-mean",
+        f"{actor}.use_kl_loss={recipe.kl_coef > 0}",
+        f"{actor}.kl_loss_coef={recipe.kl_coef}",
+        f"{actor}.entropy_coeff={recipe.entropy_coef}",
+        f"{actor}.loss_agg_mode={recipe.loss_agg_mode}",
         f"{actor}.optim.lr={recipe.lr}",
         f"{actor}.ppo_mini_batch_size={recipe.batch_size}",
         f"{actor}.ppo_epochs=1",
@@ -106,7 +131,14 @@ def recipe_overrides(recipe: VerlRecipe, agent_loop_config: Path) -> list[str]:
         f"+astra.call_timeout_s={recipe.call_timeout_s}",
     ]
     if recipe.batch_filling:
-        overrides += ["algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=f1_reward"]
+        sampler = "trainer.v1.sampler"
+        overrides += [
+            f"{sampler}.custom_sampler.path={SAMPLER_PATH}",
+            f"{sampler}.custom_sampler.name={SAMPLER_NAME}",
+            f"+{sampler}.sampler_kwargs.delta={recipe.delta}",
+            f"+{sampler}.sampler_kwargs.max_rounds={recipe.max_fill_rounds}",
+            f"+{sampler}.sampler_kwargs.metric=f1_reward",
+        ]
     return overrides + list(recipe.extra_overrides)
 
 

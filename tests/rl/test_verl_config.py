@@ -36,7 +36,8 @@ def test_recipe_composes_with_verls_trainer_config(tmp_path):
     rollout = config.actor_rollout_ref.rollout
     assert rollout.multi_turn.enable and rollout.multi_turn.max_assistant_turns == 32
     assert rollout.agent.default_agent_loop == AGENT_NAME and rollout.n == 8
-    assert config.algorithm.filter_groups.enable and config.algorithm.filter_groups.metric == "f1_reward"
+    assert config.trainer.v1.sampler.custom_sampler.name == "AstraReplayBuffer"  # ASTRA's batch filling
+    assert config.data.max_prompt_length == 25_600 and config.data.max_response_length == 49_152
     assert config.astra.arena_url == "http://127.0.0.1:9000"
     (entry,) = OmegaConf.load(loops)
     assert entry.name == AGENT_NAME and entry._target_ == "rl.verl._agent_loop.McpAgentLoop"
@@ -46,7 +47,7 @@ def test_command_and_gpu_refusal(tmp_path):
     recipe = VerlRecipe(model_path="m", train_files="t", val_files="v", arena_url="http://x", batch_filling=False)
     command = verl_command(recipe, tmp_path)
     assert command[1:3] == ["-m", "verl.trainer.main_ppo"]
-    assert not any("filter_groups" in part for part in command)
+    assert not any("custom_sampler" in part for part in command)
     import torch
 
     if not torch.cuda.is_available():

@@ -1,0 +1,115 @@
+"""Training recipes as named presets: ASTRA's own (`astra`) and one sized for a 2-core CPU (`cpu-small`).
+
+A preset holds the GRPO and SFT hyper-parameters; `VerlRecipe`, `TrlRecipe` and `SftRecipe` take
+their defaults from a preset (`from_preset`), and explicit settings (CLI flags) override it.
+Defaults: `astra` for veRL; for TRL (GRPO and SFT), `cpu-small` on a CPU and `astra` on a GPU.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rl.exceptions import TrainingSetupError
+
+
+class GrpoSettings(BaseModel):
+    """GRPO hyper-parameters shared by the veRL and TRL engines."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    batch_size: int = Field(ge=1, description="Prompts (groups) per step; also the PPO mini-batch, so one update per step.")
+    group_size: int = Field(ge=2, description="Rollouts per prompt (GRPO group).")
+    lr: float = Field(gt=0, description="Actor learning rate.")
+    max_turns: int = Field(ge=1, description="Assistant (tool-calling) turns per rollout.")
+    max_prompt_length: int = Field(ge=1, description="Prompt tokens (system + tool schemas + question).")
+    max_response_length: int = Field(ge=1, description="Tokens of a whole multi-turn response (TRL: completion budget).")
+    max_tool_response_length: int = Field(ge=1, description="Tokens kept of one tool result.")
+    temperature: float = Field(default=1.0, gt=0)
+    kl_coef: float = Field(default=0.0, ge=0, description="KL penalty (0: no KL term and no reference model).")
+    entropy_coef: float = Field(default=0.0, ge=0, description="Entropy bonus (0: none).")
+    loss_agg_mode: Literal["token-mean"] = Field(default="token-mean", description="Loss aggregation over tokens.")
+    batch_filling: bool = Field(default=True, description="Adaptive batch filling (keep groups with reward std > delta).")
+    delta: float = Field(default=0.0, ge=0, description="Batch filling keeps a group when its reward std is > delta.")
+    max_fill_rounds: int = Field(ge=1, description="Generation rounds per step before batch filling gives up.")
+    max_steps: int | None = Field(default=None, ge=1, description="TRL optimizer steps (None: one epoch); veRL runs by epochs.")
+
+
+class SftSettings(BaseModel):
+    """SFT hyper-parameters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    epochs: float = Field(gt=0)
+    lr: float = Field(gt=0)
+    batch_size: int = Field(ge=1, description="Per-device batch size.")
+    max_length: int = Field(ge=16, description="Token limit of a conversation (longer ones are skipped).")
+
+
+class Preset(BaseModel):
+    """A named training recipe."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str
+    grpo: GrpoSettings
+    sft: SftSettings
+
+
+ASTRA = Preset(
+    name="astra",
+    description=(
+        "ASTRA's recipe: GRPO batch = mini-batch 256, lr 2e-6, 32 turns, prompt 25,600 / response 49,152, "
+        "no KL, no entropy bonus, token-mean loss, adaptive batch filling; SFT 2 epochs at 5e-6 "
+        "(ASTRA's other SFT runs used 2e-6: pass --lr 2e-6)."
+    ),
+    grpo=GrpoSettings(
+        batch_size=256, group_size=8, lr=2e-6, max_turns=32, max_prompt_length=25_600, max_response_length=49_152,
+        max_tool_response_length=4096, delta=0.0, max_fill_rounds=16,
+    ),
+    sft=SftSettings(epochs=2, lr=5e-6, batch_size=8, max_length=32_768),
+)
+
+# Sized for the embedded 0.5B model on 2 CPU cores with full fine-tuning (rl.trl has no LoRA):
+# 2 prompts x 4 rollouts is one round of 8 short episodes; the rates are higher than ASTRA's
+# because a few dozen updates have to move the policy at all.
+CPU_SMALL = Preset(
+    name="cpu-small",
+    description=(
+        "A 2-core CPU with the embedded 0.5B model: GRPO 2 prompts x 4 rollouts per step, 20 steps, lr 1e-5, "
+        "4 turns, response 384 tokens, batch filling with at most 4 rounds per step; SFT 2 epochs at 2e-5."
+    ),
+    grpo=GrpoSettings(
+        batch_size=2, group_size=4, lr=1e-5, max_turns=4, max_prompt_length=4096, max_response_length=384,
+        max_tool_response_length=512, delta=0.0, max_fill_rounds=4, max_steps=20,
+    ),
+    sft=SftSettings(epochs=2, lr=2e-5, batch_size=2, max_length=2048),
+)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (ASTRA, CPU_SMALL)}
+"""The named presets."""
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called `name`.
+
+    Raises:
+        TrainingSetupError: for an unknown name (the message lists the known ones).
+    """
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise TrainingSetupError(f"unknown preset {name!r}; choose from {sorted(PRESETS)}") from None
+
+
+def default_preset(engine: Literal["verl", "trl"]) -> Preset:
+    """`astra` for veRL; for TRL, `cpu-small` without a CUDA device and `astra` with one."""
+    if engine == "verl":
+        return ASTRA
+    try:
+        import torch
+    except ImportError:
+        return CPU_SMALL
+    return ASTRA if torch.cuda.is_available() else CPU_SMALL

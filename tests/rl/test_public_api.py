@@ -10,7 +10,8 @@ import rl.verl
 def test_rl_public_api():
     assert len(set(rl.__all__)) == len(rl.__all__)
     assert {"AGENT_NAME", "BatchFiller", "DistractorConfig", "DistractorSampler", "Embedder", "RlTask", "ToolPool",
-            "prepare", "sample_distractors", "f1_reward", "RewardParts"} <= set(rl.__all__)
+            "prepare", "sample_distractors", "f1_reward", "RewardParts",
+            "cold_start", "ColdStartConfig", "replay_golden", "mix_sft", "write_sft_files"} <= set(rl.__all__)
     for name in rl.__all__:
         assert getattr(rl, name) is not None
 

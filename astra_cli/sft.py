@@ -99,6 +99,7 @@ def cold_start(
     """SFT conversations from verified environments: golden calls replayed over MCP, and agent episodes at F1 = 1."""
     import anyio
 
+    from agent_sdk import AgentSdkError
     from mcp_servers import LocalSandbox, McpServersError
     from rl.cold_start import ColdStartConfig, ColdStartStats
     from rl.cold_start import cold_start as run_cold_start
@@ -109,6 +110,8 @@ def cold_start(
     if system_prompt is not None:
         fields["system_prompt"] = system_prompt
     config = ColdStartConfig.model_validate(fields)
+    if model is not None and not agent_samples:
+        typer.echo("note: --model is used only with --agent-samples > 0", err=True)
 
     async def main() -> ColdStartStats:
         async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox:
@@ -121,7 +124,7 @@ def cold_start(
 
     try:
         stats = anyio.run(main)
-    except (RlError, McpServersError) as exc:
+    except (RlError, McpServersError, AgentSdkError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     for skipped in stats.skipped:

@@ -20,7 +20,8 @@ Output directory: `verify.json`, `trajectories.jsonl` (kept episodes, every fiel
 as they finish), `rejected.jsonl` (record id, reason, detail), `sft.jsonl` / `sft.parquet` /
 `openai.jsonl` (kept conversations in plan order — environments in path order, the golden
 replay, then samples by index — without repeats) and `stats.json`. A re-run skips record ids
-already in `trajectories.jsonl` or `rejected.jsonl` (delete them to start over).
+already in `trajectories.jsonl` or `rejected.jsonl` (delete them to start over), except episodes
+that failed for a reason that may be transient (`RETRIED_REASONS`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from agent_sdk import (
     ToolCall,
     ToolCallRecord,
     Trajectory,
+    UserError,
     read_trajectories_jsonl,
 )
 from mcp_servers import (
@@ -64,6 +66,8 @@ from rl.sft_files import dedupe, write_sft_files
 __all__ = ["ColdStartConfig", "ColdStartStats", "RejectedRecord", "SkippedEnv", "cold_start", "golden_waves", "replay_golden"]
 
 Source = Literal["golden", "agent"]
+RETRIED_REASONS = frozenset({"episode_error", "model_error"})
+"""Rejections that may be transient (a server down, a dropped connection): a re-run plays them again."""
 
 
 class ColdStartConfig(BaseModel):
@@ -95,7 +99,10 @@ class RejectedRecord(BaseModel):
     id: str = Field(description="Record id: `<env_id>/golden` or `<env_id>/agent/<k>`.")
     env_id: str
     source: Source
-    reason: str = Field(description="golden_call_failed, golden_not_f1, f1_below_1, no_final_answer or the stop reason.")
+    reason: str = Field(
+        description="golden_call_failed, golden_not_f1, f1_below_1, episode_error (an exception), or the stop reason "
+        "of an episode that ended without an answer (max_turns, token_budget, model_error)."
+    )
     detail: str = ""
     reward: float | None = None
 
@@ -220,8 +227,11 @@ class _Run:
     def resume(self) -> None:
         """Load the records an earlier run of this directory finished."""
         if self.trajectories_file.is_file():
-            for t in read_trajectories_jsonl(self.trajectories_file):
-                self.kept[str(t.metadata.get("record_id"))] = t
+            try:
+                kept = read_trajectories_jsonl(self.trajectories_file)
+            except UserError as exc:
+                raise DatasetError(str(exc)) from exc
+            self.kept.update((str(t.metadata.get("record_id")), t) for t in kept)
         if self.rejected_file.is_file():
             for lineno, line in enumerate(self.rejected_file.read_text(encoding="utf-8").splitlines(), 1):
                 if line.strip():
@@ -229,7 +239,8 @@ class _Run:
                         record = RejectedRecord.model_validate_json(line)
                     except ValueError as exc:
                         raise DatasetError(f"{self.rejected_file}:{lineno}: not a rejected record: {exc}") from exc
-                    self.rejected[record.id] = record
+                    if record.reason not in RETRIED_REASONS:
+                        self.rejected[record.id] = record
 
     def done(self, record_id: str) -> bool:
         return record_id in self.kept or record_id in self.rejected
@@ -238,10 +249,17 @@ class _Run:
         verdict = _judge(trajectory, spec, record_id, source)
         if verdict is None:
             self.kept[record_id] = trajectory
-            line, path = trajectory.model_dump_json(), self.trajectories_file
+            self._append(self.trajectories_file, trajectory.model_dump_json())
         else:
-            self.rejected[record_id] = verdict
-            line, path = verdict.model_dump_json(), self.rejected_file
+            self.reject(verdict)
+
+    def reject(self, record: RejectedRecord) -> None:
+        """Keep `record` as this run's verdict and append it to `rejected.jsonl`."""
+        self.rejected[record.id] = record
+        self._append(self.rejected_file, record.model_dump_json())
+
+    @staticmethod
+    def _append(path: Path, line: str) -> None:
         with path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
@@ -336,10 +354,14 @@ async def cold_start(
 
     async def play(env: Environment, record_id: str, source: Source, sample: int) -> None:
         async with limiter:
-            if source == "golden":
-                await run.golden(env, record_id)
-            else:
-                await run.agent(env, record_id, sample)
+            try:
+                if source == "golden":
+                    await run.golden(env, record_id)
+                else:
+                    await run.agent(env, record_id, sample)
+            except Exception as exc:  # noqa: BLE001 — a failed episode is data; its siblings go on
+                detail = f"{type(exc).__name__}: {exc}"
+                run.reject(RejectedRecord(id=record_id, env_id=env.spec.id, source=source, reason="episode_error", detail=detail))
 
     async with anyio.create_task_group() as tg:
         for env, record_id, source, sample in plan:

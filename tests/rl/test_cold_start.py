@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from agent_sdk import (
     DEFAULT_SYSTEM_PROMPT,
     ChatMessage,
+    ModelError,
     ModelResponse,
     SamplingSettings,
     Toolbox,
@@ -176,3 +177,38 @@ def test_cli_cold_start_and_mix(tmp_path):
     assert missing.exit_code == 2 and "nope.jsonl" in missing.output
     nothing = runner.invoke(app, ["sft", "cold-start", "--envs", str(tmp_path / "empty"), "--out", str(out)])
     assert nothing.exit_code == 2 and "no environment" in nothing.output
+
+
+class ForecastAgent:
+    """Solves weather_forecast; `broken` makes sample 0 raise and sample 1 fail as a model backend."""
+
+    name = "forecast-agent"
+
+    def __init__(self, broken: bool) -> None:
+        self.broken = broken
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None = None, *, settings: SamplingSettings | None = None
+    ) -> ModelResponse:
+        seed = settings.seed if settings is not None else 0
+        if self.broken:
+            raise RuntimeError("connection reset") if seed == 0 else ModelError("server unavailable")
+        if any(m.role == "tool" for m in messages):
+            return ModelResponse(message=ChatMessage(role="assistant", content="Light rain."))
+        call = ToolCall(id="c0", name="get_forecast", arguments={"city": "Oslo", "date": "2025-06-14"})
+        return ModelResponse(message=ChatMessage(role="assistant", tool_calls=[call]))
+
+
+async def test_failed_episodes_are_data_and_a_rerun_plays_them_again(tmp_path):
+    out = tmp_path / "cold"
+    config = ColdStartConfig(agent_samples=2)
+    async with LocalSandbox() as sandbox:
+        with anyio.fail_after(300):
+            first = await cold_start([ENVS / "weather_forecast"], out, model=ForecastAgent(broken=True), config=config, sandbox=sandbox)
+            assert (first.golden.kept, first.agent.rejected, first.rows) == (1, 2, 1)
+            assert first.rejection_reasons == {"episode_error": 1, "model_error": 1}
+            second = await cold_start([ENVS / "weather_forecast"], out, model=ForecastAgent(broken=False), config=config, sandbox=sandbox)
+    assert (second.resumed, second.agent.kept) == (1, 2)  # the golden replay resumed, both episodes played again
+    assert (second.duplicates, second.rows) == (1, 2)  # the two episodes are the same conversation
+    reasons = [json.loads(line)["reason"] for line in (out / "rejected.jsonl").read_text().splitlines()]
+    assert sorted(reasons) == ["episode_error", "model_error"]

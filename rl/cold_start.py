@@ -139,11 +139,16 @@ def golden_waves(spec: EnvSpec) -> list[list[Subtask]]:
 
     Level 0 holds subtasks without dependencies; a subtask sits one level above its deepest
     dependency, so the calls of one level are independent and can be made in one turn.
+
+    Raises:
+        ValueError: for dependencies that are missing or cyclic (a validated `EnvSpec` has none).
     """
     level: dict[str, int] = {}
     pending = list(spec.subtasks)
     while pending:
         ready = [s for s in pending if all(d in level for d in s.depends_on)]
+        if not ready:
+            raise ValueError(f"{spec.id}: subtasks {[s.id for s in pending]} depend on missing or cyclic subtasks")
         for subtask in ready:
             level[subtask.id] = 1 + max((level[d] for d in subtask.depends_on), default=-1)
             pending.remove(subtask)

@@ -91,6 +91,7 @@ def cold_start(
     temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature of agent episodes.")] = 0.8,
     max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per agent episode.")] = 16,
     seed: Annotated[int, typer.Option("--seed", help="Sample k is requested with seed + k.")] = 0,
+    check_answer: Annotated[bool, typer.Option("--check-answer", help="Keep an agent episode only if its final answer contains the task's answer.")] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Environments verified and episodes played at once.")] = 4,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="System prompt (default: the agent's DEFAULT_SYSTEM_PROMPT).")] = None,
     workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
@@ -106,7 +107,7 @@ def cold_start(
     from rl.exceptions import RlError
 
     fields = {"golden": golden, "agent_samples": agent_samples, "temperature": temperature, "max_turns": max_turns,
-              "seed": seed, "concurrency": concurrency}
+              "seed": seed, "check_answer": check_answer, "concurrency": concurrency}
     if system_prompt is not None:
         fields["system_prompt"] = system_prompt
     config = ColdStartConfig.model_validate(fields)

@@ -8,7 +8,8 @@ Two sources, one export (the files `astra sft synth` writes, see `rl.sft_files`)
   records the real tool outputs as tool messages; a final assistant turn states the task's
   answer. A replay is kept only when every call succeeded and the F1 reward is 1.
 - **rejection sampling** — `agent_sdk.Agent` plays the task `agent_samples` times with
-  temperature; an episode is kept only when it ended with an answer at F1 = 1.
+  temperature; an episode is kept only when it ended with an answer at F1 = 1 (and, with
+  `check_answer`, when that answer contains the task's answer: F1 does not read it).
 
 Both see what the agent sees at rollout and evaluation time: the same system prompt
 (`agent_sdk.DEFAULT_SYSTEM_PROMPT` by default) and the tools as listed over MCP; tool calls
@@ -54,6 +55,7 @@ from mcp_servers import (
     EnvSpec,
     LocalSandbox,
     Subtask,
+    answer_in_output,
     build_env_server,
     find_envs,
     load_env,
@@ -80,6 +82,9 @@ class ColdStartConfig(BaseModel):
     max_turns: int = Field(default=16, ge=1, description="Model requests per agent episode.")
     max_tokens: int | None = Field(default=1024, ge=1, description="Completion tokens per model request.")
     seed: int = Field(default=0, description="Sample k of every environment is requested with seed + k.")
+    check_answer: bool = Field(
+        default=False, description="Also require an agent's final answer to contain the task's answer (normalized)."
+    )
     concurrency: int = Field(default=4, ge=1, description="Environments verified and episodes played at once.")
     call_timeout_s: float = Field(default=30.0, gt=0, description="Limit per tool call.")
 
@@ -100,7 +105,8 @@ class RejectedRecord(BaseModel):
     env_id: str
     source: Source
     reason: str = Field(
-        description="golden_call_failed, golden_not_f1, f1_below_1, episode_error (an exception), or the stop reason "
+        description="golden_call_failed, golden_not_f1, f1_below_1, wrong_answer (with `check_answer`), episode_error "
+        "(an exception), or the stop reason "
         "of an episode that ended without an answer (max_turns, token_budget, model_error)."
     )
     detail: str = ""
@@ -196,7 +202,7 @@ async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: st
     return trajectory
 
 
-def _judge(trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source) -> RejectedRecord | None:
+def _judge(trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source, *, check_answer: bool = False) -> RejectedRecord | None:
     """Why `trajectory` is not kept (None when it is); its reward parts go into its metadata."""
     parts = f1_reward(trajectory, spec)
     trajectory.metadata.update({"record_id": record_id, "source": source, "env_id": spec.id, "reward": parts.model_dump()})
@@ -211,8 +217,12 @@ def _judge(trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source
         return reject(trajectory.stop_reason or "no_final_answer", trajectory.error or "")
     if parts.reward < 1.0:
         missed = sorted(k for k, hit in parts.hits.items() if not hit)
-        detail = f"n={parts.n} n_hat={parts.n_hat} c={parts.c}; unsolved: {', '.join(missed) or '-'}"
+        detail = f"n={parts.n} n_hat={parts.n_hat} c={parts.c}; " + (
+            f"unsolved: {', '.join(missed)}" if missed else f"{parts.c - parts.n_hat} call(s) beyond the needed ones"
+        )
         return reject("golden_not_f1" if source == "golden" else "f1_below_1", detail)
+    if check_answer and not answer_in_output(spec.task.answer, trajectory.final_answer or ""):
+        return reject("wrong_answer", f"expected {spec.task.answer!r} in {(trajectory.final_answer or '')[:300]!r}")
     return None
 
 
@@ -251,7 +261,7 @@ class _Run:
         return record_id in self.kept or record_id in self.rejected
 
     def _record(self, trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source) -> None:
-        verdict = _judge(trajectory, spec, record_id, source)
+        verdict = _judge(trajectory, spec, record_id, source, check_answer=self.config.check_answer)
         if verdict is None:
             self.kept[record_id] = trajectory
             self._append(self.trajectories_file, trajectory.model_dump_json())

@@ -180,7 +180,8 @@ def test_cli_cold_start_and_mix(tmp_path):
 
 
 class ForecastAgent:
-    """Solves weather_forecast; `broken` makes sample 0 raise and sample 1 fail as a model backend."""
+    """Solves weather_forecast (sample 1 then answers wrongly); `broken` makes sample 0 raise and
+    sample 1 fail as a model backend."""
 
     name = "forecast-agent"
 
@@ -194,7 +195,7 @@ class ForecastAgent:
         if self.broken:
             raise RuntimeError("connection reset") if seed == 0 else ModelError("server unavailable")
         if any(m.role == "tool" for m in messages):
-            return ModelResponse(message=ChatMessage(role="assistant", content="Light rain."))
+            return ModelResponse(message=ChatMessage(role="assistant", content="Sunny." if seed else "Light rain."))
         call = ToolCall(id="c0", name="get_forecast", arguments={"city": "Oslo", "date": "2025-06-14"})
         return ModelResponse(message=ChatMessage(role="assistant", tool_calls=[call]))
 
@@ -207,8 +208,9 @@ async def test_failed_episodes_are_data_and_a_rerun_plays_them_again(tmp_path):
             first = await cold_start([ENVS / "weather_forecast"], out, model=ForecastAgent(broken=True), config=config, sandbox=sandbox)
             assert (first.golden.kept, first.agent.rejected, first.rows) == (1, 2, 1)
             assert first.rejection_reasons == {"episode_error": 1, "model_error": 1}
-            second = await cold_start([ENVS / "weather_forecast"], out, model=ForecastAgent(broken=False), config=config, sandbox=sandbox)
-    assert (second.resumed, second.agent.kept) == (1, 2)  # the golden replay resumed, both episodes played again
-    assert (second.duplicates, second.rows) == (1, 2)  # the two episodes are the same conversation
+            checked = config.model_copy(update={"check_answer": True})
+            second = await cold_start([ENVS / "weather_forecast"], out, model=ForecastAgent(broken=False), config=checked, sandbox=sandbox)
+    assert (second.resumed, second.agent.kept, second.rows) == (1, 1, 2)  # the golden replay resumed, both episodes played again
+    assert second.rejection_reasons == {"wrong_answer": 1}  # F1 = 1, but it answered "Sunny."
     reasons = [json.loads(line)["reason"] for line in (out / "rejected.jsonl").read_text().splitlines()]
-    assert sorted(reasons) == ["episode_error", "model_error"]
+    assert reasons.count("episode_error") == reasons.count("model_error") == reasons.count("wrong_answer") == 1

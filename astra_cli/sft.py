@@ -97,3 +97,73 @@ def synth(
         raise fail(str(exc)) from exc
     typer.echo(json.dumps({"funnel": stats["extra"].get("funnel", {}), "judge": stats["extra"].get("judge", {})}, indent=2))
     typer.echo(f"wrote {out / 'stats.json'}, {out / 'sft.jsonl'}, {out / 'plots'}")
+
+
+@sft_app.command("cold-start")
+def cold_start(
+    envs: Annotated[list[Path], typer.Option("--envs", help="Environment directory or directory of them (repeatable), e.g. the envs/ of `astra env synth`.")],
+    out: Annotated[Path, typer.Option("--out", help="Output directory (verify.json, trajectories, rejected, stats.json, sft.jsonl/parquet).")],
+    agent_samples: Annotated[int, typer.Option("--agent-samples", min=0, help="Agent episodes per environment, kept only at F1 = 1 (0: golden replay only).")] = 0,
+    model: Annotated[str | None, typer.Option("--model", help="Agent model for --agent-samples: 'embedded', a model directory / .gguf, or an http(s) endpoint.")] = None,
+    golden: Annotated[bool, typer.Option("--golden/--no-golden", help="Replay each environment's golden calls.")] = True,
+    temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature of agent episodes.")] = 0.8,
+    max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per agent episode.")] = 16,
+    seed: Annotated[int, typer.Option("--seed", help="Sample k is requested with seed + k.")] = 0,
+    check_answer: Annotated[bool, typer.Option("--check-answer", help="Keep an agent episode only if its final answer contains the task's answer.")] = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Environments verified and episodes played at once.")] = 4,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="System prompt (default: the agent's DEFAULT_SYSTEM_PROMPT).")] = None,
+    workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
+    unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")] = False,
+) -> None:
+    """SFT conversations from verified environments: golden calls replayed over MCP, and agent episodes at F1 = 1."""
+    import anyio
+
+    from agent_sdk import AgentSdkError
+    from mcp_servers import LocalSandbox, McpServersError
+    from rl.cold_start import ColdStartConfig, ColdStartStats
+    from rl.cold_start import cold_start as run_cold_start
+    from rl.exceptions import RlError
+
+    fields = {"golden": golden, "agent_samples": agent_samples, "temperature": temperature, "max_turns": max_turns,
+              "seed": seed, "check_answer": check_answer, "concurrency": concurrency}
+    if system_prompt is not None:
+        fields["system_prompt"] = system_prompt
+    config = ColdStartConfig.model_validate(fields)
+    if model is not None and not agent_samples:
+        typer.echo("note: --model is used only with --agent-samples > 0", err=True)
+
+    async def main() -> ColdStartStats:
+        async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox:
+            if not agent_samples:
+                return await run_cold_start(envs, out, config=config, sandbox=sandbox)
+            from agent_sdk import model_from_target
+
+            async with model_from_target(model) as chat_model:
+                return await run_cold_start(envs, out, model=chat_model, config=config, sandbox=sandbox)
+
+    try:
+        stats = anyio.run(main)
+    except (RlError, McpServersError, AgentSdkError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    for skipped in stats.skipped:
+        typer.echo(f"skipped {skipped.path}: {skipped.reason} {' '.join(skipped.codes)}".rstrip(), err=True)
+    typer.echo(stats.model_dump_json(indent=2, exclude={"files"}))
+    typer.echo(f"wrote {out / 'stats.json'}, {out / 'sft.jsonl'}, {out / 'sft.parquet'}")
+
+
+@sft_app.command("mix")
+def mix(
+    inputs: Annotated[list[Path], typer.Argument(help="SFT files (sft.jsonl, openai.jsonl, sft.parquet) or directories holding sft.jsonl, in priority order.")],
+    out: Annotated[Path, typer.Option("--out", help="Output directory (sft.jsonl, sft.parquet, openai.jsonl, mix.json).")],
+) -> None:
+    """Concatenate SFT exports (e.g. `astra sft synth` and `astra sft cold-start`), dropping repeated conversations."""
+    from rl.exceptions import RlError
+    from rl.sft_files import mix_sft
+
+    try:
+        report = mix_sft(inputs, out)
+    except RlError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(report.model_dump_json(indent=2))

@@ -6,15 +6,16 @@ modules that need them, so `import rl` stays cheap.
 
 from rl._embedding import Embedder, EmbeddingCache
 from rl.batch_filling import BatchFiller, StepStats, reward_std
-from rl.datasets import (
-    AGENT_NAME,
-    PrepareReport,
-    RlTask,
-    build_tasks,
-    load_envs,
-    prepare,
-    read_trl_tasks,
+from rl.cold_start import (
+    ColdStartConfig,
+    ColdStartStats,
+    RejectedRecord,
+    SkippedEnv,
+    cold_start,
+    golden_waves,
+    replay_golden,
 )
+from rl.datasets import AGENT_NAME, PrepareReport, RlTask, build_tasks, load_envs, prepare, read_trl_tasks
 from rl.distractors import (
     Distractor,
     DistractorConfig,
@@ -35,12 +36,15 @@ from rl.presets import (
     get_preset,
 )
 from rl.reward import RewardParts, f1_reward
+from rl.sft_files import MixReport, mix_sft, read_sft_file, write_sft_files
 
 __all__ = [
     "AGENT_NAME",
     "PRESETS",
     "BatchFiller",
     "BatchFillingError",
+    "ColdStartConfig",
+    "ColdStartStats",
     "DatasetError",
     "Distractor",
     "DistractorConfig",
@@ -49,24 +53,33 @@ __all__ = [
     "Embedder",
     "EmbeddingCache",
     "GrpoSettings",
+    "MixReport",
     "PoolTool",
     "PrepareReport",
     "Preset",
+    "RejectedRecord",
     "RewardParts",
     "RlError",
     "RlTask",
     "SftSettings",
+    "SkippedEnv",
     "StepStats",
     "ToolPool",
     "TrainingSetupError",
     "build_tasks",
+    "cold_start",
     "default_preset",
     "f1_reward",
     "get_preset",
+    "golden_waves",
     "load_envs",
+    "mix_sft",
     "pool_tools_from_docs",
     "prepare",
+    "read_sft_file",
     "read_trl_tasks",
+    "replay_golden",
     "reward_std",
     "sample_distractors",
+    "write_sft_files",
 ]

@@ -11,7 +11,8 @@ def test_rl_public_api():
     assert len(set(rl.__all__)) == len(rl.__all__)
     assert {"AGENT_NAME", "BatchFiller", "DistractorConfig", "DistractorSampler", "Embedder", "RlTask", "ToolPool",
             "prepare", "sample_distractors", "f1_reward", "RewardParts",
-            "BatchFillingError", "PRESETS", "Preset", "get_preset", "default_preset"} <= set(rl.__all__)
+            "BatchFillingError", "PRESETS", "Preset", "get_preset", "default_preset",
+            "cold_start", "ColdStartConfig", "replay_golden", "mix_sft", "write_sft_files"} <= set(rl.__all__)
     for name in rl.__all__:
         assert getattr(rl, name) is not None
 

@@ -42,6 +42,7 @@ class TrlRecipe(BaseModel):
     seed: int = 0
     logging_steps: int = 1
     plot: bool = True
+    save: bool = Field(default=True, description="Save the trained policy to `output_dir/model` (what `astra loop` evaluates).")
     torch_threads: int | None = Field(
         default=None, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
     )
@@ -57,6 +58,7 @@ class TrainReport(BaseModel):
     losses: list[float]
     metrics_path: str
     plot_path: str | None = None
+    model_dir: str | None = Field(default=None, description="The saved policy (Hugging Face format), when `save`.")
     wall_s: float
 
 
@@ -134,6 +136,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     metrics_path = recipe.output_dir / "metrics.jsonl"
     metrics_path.write_text("")
     records: list[dict[str, Any]] = []
+    model_dir: Path | None = None
     started = time.monotonic()
     rows = [t.trl_row() for t in tasks]
     config = GRPOConfig(
@@ -177,6 +180,10 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
                 callbacks=[_metrics_callback(metrics_path, records)],
             )
             trainer.train()
+            if recipe.save:
+                model_dir = recipe.output_dir / "model"
+                trainer.save_model(str(model_dir))
+                tokenizer.save_pretrained(str(model_dir))
         finally:
             if serving is not None:
                 serving.cancel()
@@ -192,6 +199,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
         losses=losses,
         metrics_path=str(metrics_path),
         plot_path=str(plot) if plot else None,
+        model_dir=str(model_dir) if model_dir else None,
         wall_s=time.monotonic() - started,
     )
 

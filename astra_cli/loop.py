@@ -1,0 +1,60 @@
+"""`astra loop`: the whole recipe, end to end, in one resumable output directory."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from astra_cli._apps import app
+
+
+class LoopEngine(str, Enum):
+    trl = "trl"
+    verl = "verl"
+
+
+@app.command("loop")
+def loop(
+    out: Annotated[Path, typer.Option("--out", help="Output directory of the run (re-running resumes it).")] = Path("runs/loop"),
+    knowledge: Annotated[Optional[list[Path]], typer.Option("--knowledge", help="Knowledge-row JSONL for environment synthesis (repeatable).")] = None,
+    tool_docs: Annotated[Optional[list[str]], typer.Option("--tool-docs", help="Tool-doc source for SFT synthesis, as `astra sft synth --servers` (repeatable).")] = None,
+    train_envs: Annotated[Optional[list[Path]], typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
+    eval_envs: Annotated[Optional[Path], typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
+    preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
+    engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: trl (one machine) or verl (GPUs).")] = LoopEngine.trl,
+    model: Annotated[str, typer.Option("--model", help="Policy: 'embedded', a model directory or a .gguf.")] = "embedded",
+    trained_model: Annotated[Optional[str], typer.Option("--trained-model", help="Evaluate this model instead of the GRPO output.")] = None,
+    base_url: Annotated[Optional[str], typer.Option("--base-url", help="Synthesis model endpoint (default $ASTRA_LLM_BASE_URL, else the embedded model).")] = None,
+    llm_model: Annotated[Optional[str], typer.Option("--llm-model", help="Model name at --base-url.")] = None,
+    overlap_threshold: Annotated[float, typer.Option(help="Cosine at which a training question near-duplicates an eval question.")] = 0.9,
+    redo: Annotated[Optional[str], typer.Option("--redo", help="Rerun this stage and every later one.")] = None,
+    until: Annotated[Optional[str], typer.Option("--until", help="Stop after this stage.")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Synthesize, verify, cold-start SFT, GRPO, then evaluate base vs trained on unseen environments; writes report.md."""
+    import anyio
+
+    from recipe import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
+    from recipe import preset as find_preset
+
+    try:
+        config = LoopConfig(
+            out=out, knowledge=knowledge or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [],
+            eval_envs=eval_envs or EXAMPLE_ENVS, preset=find_preset(preset), engine=engine.value, policy=model,
+            trained_model=trained_model, generator=base_url, generator_model=llm_model, overlap_threshold=overlap_threshold, seed=seed,
+        )
+
+        def show(stage: str, event: str) -> None:
+            typer.echo(f"[loop] {stage}: {'already done, skipped' if event == 'skip' else event}", err=True)
+
+        records = anyio.run(lambda: run_loop(config, redo=redo, until=until, on_event=show))
+    except RecipeError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"partial report: {out / 'report.md'}", err=True)
+        raise typer.Exit(2) from exc
+    for r in records:
+        typer.echo(f"{r.name:<12}{r.wall_s:>9.1f} s  {r.summary}")
+    typer.echo(f"report: {out / 'report.md'}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -26,6 +27,9 @@ def loop(
     preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
     engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: trl (one machine) or verl (GPUs).")] = LoopEngine.trl,
     model: Annotated[str, typer.Option("--model", help="Policy: 'embedded', a model directory or a .gguf.")] = "embedded",
+    base_endpoint: Annotated[Optional[str], typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --model.")] = None,
+    synth_config: Annotated[Optional[Path], typer.Option("--synth-config", help="JSON file of SynthConfig fields for environment synthesis.")] = None,
+    sft_config: Annotated[Optional[Path], typer.Option("--sft-config", help="JSON file of SftConfig fields for SFT synthesis.")] = None,
     trained_model: Annotated[Optional[str], typer.Option("--trained-model", help="Evaluate this model instead of the GRPO output.")] = None,
     base_url: Annotated[Optional[str], typer.Option("--base-url", help="Synthesis model endpoint (default $ASTRA_LLM_BASE_URL, else the embedded model).")] = None,
     llm_model: Annotated[Optional[str], typer.Option("--llm-model", help="Model name at --base-url.")] = None,
@@ -40,10 +44,17 @@ def loop(
     from recipe import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
     from recipe import preset as find_preset
 
+    def fields(path: Optional[Path], option: str) -> dict:
+        try:
+            return json.loads(path.read_text()) if path else {}
+        except (OSError, ValueError) as exc:
+            raise typer.BadParameter(f"{path}: {exc}", param_hint=option) from exc
+
     try:
         config = LoopConfig(
             out=out, knowledge=knowledge or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [],
             eval_envs=eval_envs or EXAMPLE_ENVS, preset=find_preset(preset), engine=engine.value, policy=model,
+            base_endpoint=base_endpoint, synth_config=fields(synth_config, "--synth-config"), sft_config=fields(sft_config, "--sft-config"),
             trained_model=trained_model, generator=base_url, generator_model=llm_model, overlap_threshold=overlap_threshold, seed=seed,
         )
 

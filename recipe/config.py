@@ -9,7 +9,7 @@ follow ASTRA's recipe (DESIGN §9); `astra` is the paper's scale, for GPUs and v
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -84,6 +84,9 @@ class LoopConfig(BaseModel):
     policy: str = Field(default="embedded", description="The model trained: 'embedded', a model directory or a .gguf.")
     generator: str | None = Field(default=None, description="Synthesis model: an http(s) base URL (None: $ASTRA_LLM_BASE_URL, else the embedded model).")
     generator_model: str | None = Field(default=None, description="Model name at the generator endpoint (None: the server's first).")
+    base_endpoint: str | None = Field(default=None, description="Evaluate the base policy at this http(s) endpoint instead of serving `policy` here.")
+    synth_config: dict[str, Any] = Field(default_factory=dict, description="`synth.env.SynthConfig` field overrides (e.g. thresholds, leak_audit).")
+    sft_config: dict[str, Any] = Field(default_factory=dict, description="`synth.sft.SftConfig` field overrides.")
     trained_model: str | None = Field(default=None, description="Evaluate this instead of the GRPO output (needed after veRL, which writes sharded checkpoints).")
     overlap_threshold: float = Field(default=0.9, gt=0, le=1, description="Cosine at or above which a training question near-duplicates an eval question.")
     seed: int = 0

@@ -21,6 +21,7 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,10 @@ from recipe.evaluate import evaluate, open_model
 from recipe.exceptions import LoopConfigError, StageError
 from recipe.overlap import check_separation
 from recipe.report import render_report
-from recipe.stages import Stage, StageRecord, run_stages
+from recipe.stages import Stage, StageBook, StageRecord, run_stages
+
+ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
+"""`open_model(target, *, concurrency, settings=None, name=None)`: a `ChatModel` for a target, as a context manager."""
 
 STAGE_NAMES = ("synth", "verify", "audit", "cold_start", "grpo", "evaluate")
 """The loop's stages, in order."""
@@ -50,8 +54,9 @@ def _policy_path(policy: str) -> str:
 class _Loop:
     """The stage bodies of one run; each reads what earlier stages left in the layout."""
 
-    def __init__(self, config: LoopConfig) -> None:
+    def __init__(self, config: LoopConfig, models: ModelOpener) -> None:
         self.config = config
+        self.open_model = models
         self.preset = config.preset
         self.layout = Layout(config.out)
         self.sft_export = self.layout.synth_sft / "sft.jsonl"
@@ -72,17 +77,20 @@ class _Loop:
         if not cfg.knowledge and not cfg.tool_docs:
             return {"skipped": "no knowledge rows and no tool docs given"}
         target = cfg.generator or os.environ.get("ASTRA_LLM_BASE_URL") or "embedded"
-        async with open_model(target, concurrency=self.preset.synth_concurrency, name=cfg.generator_model) as llm:
+        async with self.open_model(target, concurrency=self.preset.synth_concurrency, name=cfg.generator_model) as llm:
             if cfg.knowledge:
                 result = await synthesize_envs(
                     llm, self.layout.synth_env, inputs=cfg.knowledge, limit=self.preset.synth_rows,
-                    config=SynthConfig(max_llm_concurrency=self.preset.synth_concurrency),
+                    config=SynthConfig.model_validate({"max_llm_concurrency": self.preset.synth_concurrency, **cfg.synth_config}),
                 )
                 summary["environments"] = result.stats.outputs
             if cfg.tool_docs:
                 pipeline = SftPipeline(
                     self.layout.synth_sft, llm,
-                    config=SftConfig(max_rollouts_per_server=self.preset.sft_rollouts_per_server, concurrency=self.preset.synth_concurrency, seed=cfg.seed),
+                    config=SftConfig.model_validate({
+                        "max_rollouts_per_server": self.preset.sft_rollouts_per_server, "concurrency": self.preset.synth_concurrency,
+                        "seed": cfg.seed, **cfg.sft_config,
+                    }),
                 )
                 stats = await pipeline.run(list(cfg.tool_docs))
                 summary["sft_trajectories"] = stats["extra"].get("funnel", {}).get("trajectories_kept", 0)
@@ -133,8 +141,6 @@ class _Loop:
         }
 
     def _cold_start_model(self) -> str:
-        from recipe.stages import StageBook
-
         record = StageBook(self.config.out).record("cold_start")
         if record is None or not record.summary.get("model_dir"):
             raise StageError("the cold-start stage left no model directory; rerun with --redo cold_start")
@@ -177,8 +183,6 @@ class _Loop:
         }
 
     def _trained_target(self) -> str:
-        from recipe.stages import StageBook
-
         if self.config.trained_model:
             return self.config.trained_model
         record = StageBook(self.config.out).record("grpo")
@@ -195,12 +199,12 @@ class _Loop:
         p, results = self.preset, {}
         settings = SamplingSettings(temperature=0.0, max_tokens=p.eval_max_tokens)
         self.layout.eval.mkdir(parents=True, exist_ok=True)
-        for label, target in (("base", self.config.policy), ("trained", self._trained_target())):
+        for label, target in (("base", self.config.base_endpoint or self.config.policy), ("trained", self._trained_target())):
             path = self.layout.eval / f"{label}.json"
             if path.is_file():  # one model finished before a kill: keep its scores
                 results[label] = EvalResult.model_validate_json(path.read_bytes())
                 continue
-            async with open_model(target, concurrency=p.eval_concurrency, settings=settings) as model:
+            async with self.open_model(target, concurrency=p.eval_concurrency, settings=settings) as model:
                 results[label] = await evaluate(model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency)
             path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")
         base, trained = results["base"].mean_reward, results["trained"].mean_reward
@@ -208,9 +212,17 @@ class _Loop:
 
 
 async def run_loop(
-    config: LoopConfig, *, redo: str | None = None, until: str | None = None, on_event: Callable[[str, str], None] | None = None
+    config: LoopConfig,
+    *,
+    redo: str | None = None,
+    until: str | None = None,
+    on_event: Callable[[str, str], None] | None = None,
+    models: ModelOpener = open_model,
 ) -> list[StageRecord]:
     """Run (or resume) the loop in `config.out`, then render `report.md`.
+
+    `models` opens every model the loop talks to (synthesis, base and trained policy);
+    the default serves local targets and connects to http(s) ones.
 
     Raises:
         LoopConfigError: on a missing input or an unknown stage name.
@@ -226,6 +238,6 @@ async def run_loop(
     config.out.mkdir(parents=True, exist_ok=True)
     (config.out / "loop.json").write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")
     try:
-        return await run_stages(config.out, _Loop(config).stages(), redo=redo, until=until, on_event=on_event)
+        return await run_stages(config.out, _Loop(config, models).stages(), redo=redo, until=until, on_event=on_event)
     finally:
         render_report(config.out, list(STAGE_NAMES))

@@ -1,6 +1,7 @@
 """Fixtures for the loop's tests: real example environments split into train and eval sets.
 
-The scripted model (`tests/synth/scripted.py`) stands in for an LLM where one is needed.
+The scripted model (`tests/synth/scripted.py`, with the synthesis script of
+`tests/synth/env/envscript.py`) stands in for an LLM where one is needed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "envs"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth" / "env"))
 
 
 def copy_envs(names: list[str], dest: Path) -> Path:

@@ -199,11 +199,13 @@ class _Loop:
         p, results = self.preset, {}
         settings = SamplingSettings(temperature=0.0, max_tokens=p.eval_max_tokens)
         self.layout.eval.mkdir(parents=True, exist_ok=True)
-        for label, target in (("base", self.config.base_endpoint or self.config.policy), ("trained", self._trained_target())):
+        # The base model goes first: its scores stand even when the trained model cannot be found.
+        for label, find_target in (("base", lambda: self.config.base_endpoint or self.config.policy), ("trained", self._trained_target)):
             path = self.layout.eval / f"{label}.json"
             if path.is_file():  # one model finished before a kill: keep its scores
                 results[label] = EvalResult.model_validate_json(path.read_bytes())
                 continue
+            target = find_target()
             async with self.open_model(target, concurrency=p.eval_concurrency, settings=settings) as model:
                 results[label] = await evaluate(model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency)
             path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")

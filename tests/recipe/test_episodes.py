@@ -4,13 +4,11 @@ before/after evaluation episode (a scripted model plays the golden calls)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
 import pytest
 from scripted import ScriptedModel
 
-from agent_sdk import ChatMessage, ModelResponse, ToolCall
 from mcp_servers import load_env
 from recipe import cold_start_data, evaluate
 
@@ -39,24 +37,8 @@ async def test_cold_start_data_replays_golden_calls_and_keeps_the_sft_rows(tmp_p
         assert {t["function"]["name"] for t in row["tools"]} == {t.name for t in spec.tools}
 
 
-def _golden_player(envs_dir: Path) -> ScriptedModel:
-    """Plays each environment's golden calls one per turn, then answers (the perfect agent)."""
-    specs = {load_env(p).spec.task.question: load_env(p).spec for p in envs_dir.iterdir()}
-
-    def play(messages: list[ChatMessage], tools: Any, settings: Any) -> ModelResponse:
-        spec = specs[next(m.content for m in messages if m.role == "user")]
-        golden = [s.golden_call for s in spec.subtasks if s.golden_call is not None]
-        done = sum(m.role == "tool" for m in messages)
-        if done < len(golden):
-            call = ToolCall(id=f"c{done}", name=golden[done].tool, arguments=golden[done].arguments)
-            return ModelResponse(message=ChatMessage(role="assistant", content="", tool_calls=[call]), finish_reason="tool_calls")
-        return ModelResponse(message=ChatMessage(role="assistant", content=spec.task.answer), finish_reason="stop")
-
-    return ScriptedModel(play)
-
-
-async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path) -> None:
-    result = await evaluate(_golden_player(eval_envs), eval_envs, label="base", target="scripted", max_turns=6, concurrency=2)
+async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden: Callable[[Path], ScriptedModel]) -> None:
+    result = await evaluate(golden(eval_envs), eval_envs, label="base", target="scripted", max_turns=6, concurrency=2)
     assert [s.env for s in result.scores] == ["flight_gate", "weather_forecast"]
     assert all(s.reward == 1.0 and s.n_hat == s.n == s.c for s in result.scores)
     assert result.mean_reward == 1.0 and result.label == "base"

@@ -17,7 +17,7 @@ from scripted import ScriptedModel
 from typer.testing import CliRunner
 
 from astra_cli import app
-from recipe import LoopConfig, LoopConfigError, OverlapError, StageBook, preset, run_loop
+from recipe import LoopConfig, LoopConfigError, OverlapError, StageBook, StageError, StageRecord, preset, run_loop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -84,3 +84,51 @@ async def test_the_synth_stage_feeds_verify_with_a_scripted_generator(tmp_path: 
     assert records[0].summary == {"environments": 1}
     assert records[1].summary["passed"] == 1
     assert "| assemble |" in (tmp_path / "run" / "report.md").read_text()
+
+
+async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_the_delta(
+    tmp_path: Path, train_envs: Path, eval_envs: Path, golden
+) -> None:
+    """Training stages are marked done by hand (no training in tests); scripted models play base and trained."""
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    await run_loop(config, until="audit")
+    book = StageBook(config.out)
+    book.finish(StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": "sft/model"}))
+    book.finish(StageRecord(name="grpo", finished_at="2026-12-01T10:00:00+00:00", wall_s=2.0, summary={"model_dir": "grpo/model"}))
+    opened: list[str] = []
+
+    @asynccontextmanager
+    async def policies(target: str, **options: object):
+        opened.append(target)
+        if target == "grpo/model":
+            yield golden(eval_envs)
+        else:
+            yield ScriptedModel(lambda messages, tools, settings: "No idea.")
+
+    records = await run_loop(config, models=policies)
+    assert opened == ["embedded", "grpo/model"]
+    assert records[-1].summary == {"base_mean_f1": 0.0, "trained_mean_f1": 1.0, "delta": 1.0, "envs": 2}
+    report = (config.out / "report.md").read_text()
+    assert "| flight_gate | 0.000 | 1.000 | +1.000 |" in report and "Worse than base by more than 0.05: none." in report
+    assert (config.out / "plots" / "before_after.png").is_file()
+
+
+async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    await run_loop(config, until="audit")
+    book = StageBook(config.out)
+    for name in ("cold_start", "grpo"):
+        book.finish(StageRecord(name=name, finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": None}))
+    opened: list[str] = []
+
+    @asynccontextmanager
+    async def policies(target: str, **options: object):
+        opened.append(target)
+        yield ScriptedModel(lambda messages, tools, settings: "No idea.")
+
+    with pytest.raises(StageError, match="GRPO left no Hugging Face model directory .*--trained-model"):
+        await run_loop(config, models=policies)
+    assert (config.out / "eval" / "base.json").is_file() and opened == ["embedded"]
+    config = config.model_copy(update={"trained_model": "http://127.0.0.1:9/v1"})
+    await run_loop(config, models=policies)
+    assert opened == ["embedded", "http://127.0.0.1:9/v1"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -20,22 +20,22 @@ class LoopEngine(str, Enum):
 @app.command("loop")
 def loop(
     out: Annotated[Path, typer.Option("--out", help="Output directory of the run (re-running resumes it).")] = Path("runs/loop"),
-    knowledge: Annotated[Optional[list[Path]], typer.Option("--knowledge", help="Knowledge-row JSONL for environment synthesis (repeatable).")] = None,
-    tool_docs: Annotated[Optional[list[str]], typer.Option("--tool-docs", help="Tool-doc source for SFT synthesis, as `astra sft synth --servers` (repeatable).")] = None,
-    train_envs: Annotated[Optional[list[Path]], typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
-    eval_envs: Annotated[Optional[Path], typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
+    knowledge: Annotated[list[Path] | None, typer.Option("--knowledge", help="Knowledge-row JSONL for environment synthesis (repeatable).")] = None,
+    tool_docs: Annotated[list[str] | None, typer.Option("--tool-docs", help="Tool-doc source for SFT synthesis, as `astra sft synth --servers` (repeatable).")] = None,
+    train_envs: Annotated[list[Path] | None, typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
+    eval_envs: Annotated[Path | None, typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
     preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
     engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: trl (one machine) or verl (GPUs).")] = LoopEngine.trl,
     model: Annotated[str, typer.Option("--model", help="Policy: 'embedded', a model directory or a .gguf.")] = "embedded",
-    base_endpoint: Annotated[Optional[str], typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --model.")] = None,
-    synth_config: Annotated[Optional[Path], typer.Option("--synth-config", help="JSON file of SynthConfig fields for environment synthesis.")] = None,
-    sft_config: Annotated[Optional[Path], typer.Option("--sft-config", help="JSON file of SftConfig fields for SFT synthesis.")] = None,
-    trained_model: Annotated[Optional[str], typer.Option("--trained-model", help="Evaluate this model instead of the GRPO output.")] = None,
-    base_url: Annotated[Optional[str], typer.Option("--base-url", help="Synthesis model endpoint (default $ASTRA_LLM_BASE_URL, else the embedded model).")] = None,
-    llm_model: Annotated[Optional[str], typer.Option("--llm-model", help="Model name at --base-url.")] = None,
+    base_endpoint: Annotated[str | None, typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --model.")] = None,
+    synth_config: Annotated[Path | None, typer.Option("--synth-config", help="JSON file of SynthConfig fields for environment synthesis.")] = None,
+    sft_config: Annotated[Path | None, typer.Option("--sft-config", help="JSON file of SftConfig fields for SFT synthesis.")] = None,
+    trained_model: Annotated[str | None, typer.Option("--trained-model", help="Evaluate this model instead of the GRPO output.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Synthesis model endpoint (default $ASTRA_LLM_BASE_URL, else the embedded model).")] = None,
+    llm_model: Annotated[str | None, typer.Option("--llm-model", help="Model name at --base-url.")] = None,
     overlap_threshold: Annotated[float, typer.Option(help="Cosine at which a training question near-duplicates an eval question.")] = 0.9,
-    redo: Annotated[Optional[str], typer.Option("--redo", help="Rerun this stage and every later one.")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", help="Stop after this stage.")] = None,
+    redo: Annotated[str | None, typer.Option("--redo", help="Rerun this stage and every later one.")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Stop after this stage.")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
 ) -> None:
     """Synthesize, verify, cold-start SFT, GRPO, then evaluate base vs trained on unseen environments; writes report.md."""
@@ -44,7 +44,7 @@ def loop(
     from recipe import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
     from recipe import preset as find_preset
 
-    def fields(path: Optional[Path], option: str) -> dict:
+    def fields(path: Path | None, option: str) -> dict:
         try:
             return json.loads(path.read_text()) if path else {}
         except (OSError, ValueError) as exc:

@@ -79,7 +79,7 @@ async def golden_replays(envs_dirs: Sequence[Path]) -> tuple[list[dict[str, Any]
             try:
                 async with Client(f"http://127.0.0.1:{port}/envs/{env.spec.id}/mcp") as client:
                     rows.append(await _replay(client, env))
-            except Exception as exc:  # a bad environment is data: skip it, say why
+            except Exception as exc:  # noqa: BLE001 — a bad environment is data: skip it, say why
                 skipped.append(f"{env.path}: {type(exc).__name__}: {exc}")
         tg.cancel_scope.cancel()
     return rows, skipped

@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 
 from recipe.cold_start import cold_start_data
-from recipe.config import LoopConfig, Layout
+from recipe.config import Layout, LoopConfig
 from recipe.evaluate import evaluate, open_model
 from recipe.exceptions import LoopConfigError, StageError
 from recipe.overlap import check_separation

@@ -169,9 +169,11 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
         pairs = before_after(base, trained)
         lines += [f"Evaluation set: `{base.envs_dir}`; base `{base.model}`, trained `{trained.model}`.", ""]
         lines += [f"![before/after]({plot_before_after(pairs, layout.plots / 'before_after.png').relative_to(out)})", ""]
-        table = [[env, f"{b:.3f}", f"{t:.3f}", f"{t - b:+.3f}"] for env, b, t in pairs]
-        table.append(["**mean**", f"**{base.mean_reward:.3f}**", f"**{trained.mean_reward:.3f}**", f"**{trained.mean_reward - base.mean_reward:+.3f}**"])
-        lines += _table(["environment", "base F1", "trained F1", "delta"], table) + [""]
+        calls = {label: {s.env: s.c for s in result.scores} for label, result in (("base", base), ("trained", trained))}
+        table = [[env, f"{b:.3f}", f"{t:.3f}", f"{t - b:+.3f}", f"{calls['base'].get(env, '-')} → {calls['trained'].get(env, '-')}"] for env, b, t in pairs]
+        mean_delta = trained.mean_reward - base.mean_reward
+        table.append(["**mean**", f"**{base.mean_reward:.3f}**", f"**{trained.mean_reward:.3f}**", f"**{mean_delta:+.3f}**", ""])
+        lines += _table(["environment", "base F1", "trained F1", "delta", "tool calls"], table) + [""]
         worse = [env for env, b, t in pairs if t < b - _NOISE]
         lines += [f"Worse than base by more than {_NOISE}: {', '.join(worse) if worse else 'none'}.", ""]
     else:

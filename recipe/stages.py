@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +137,7 @@ async def run_stages(
                 raise StageError(f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}") from exc
             book.finish(
                 StageRecord(
-                    name=stage.name, finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    name=stage.name, finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
                     wall_s=round(time.monotonic() - started, 2), attempts=attempts, summary=summary,
                 )
             )

@@ -21,7 +21,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "envs"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth" / "env"))
 
-from scripted import ScriptedModel  # noqa: E402
+from scripted import ScriptedModel
 
 
 def copy_envs(names: list[str], dest: Path) -> Path:

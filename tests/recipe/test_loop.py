@@ -17,7 +17,16 @@ from scripted import ScriptedModel
 from typer.testing import CliRunner
 
 from astra_cli import app
-from recipe import LoopConfig, LoopConfigError, OverlapError, StageBook, StageError, StageRecord, preset, run_loop
+from recipe import (
+    LoopConfig,
+    LoopConfigError,
+    OverlapError,
+    StageBook,
+    StageError,
+    StageRecord,
+    preset,
+    run_loop,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -109,7 +118,7 @@ async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_
     assert opened == ["embedded", "grpo/model"]
     assert records[-1].summary == {"base_mean_f1": 0.0, "trained_mean_f1": 1.0, "delta": 1.0, "envs": 2}
     report = (config.out / "report.md").read_text()
-    assert "| flight_gate | 0.000 | 1.000 | +1.000 |" in report and "Worse than base by more than 0.05: none." in report
+    assert "| flight_gate | 0.000 | 1.000 | +1.000 | 0 → 2 |" in report and "Worse than base by more than 0.05: none." in report
     assert (config.out / "plots" / "before_after.png").is_file()
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recipe import STAGE_NAMES, EpisodeScore, EvalResult, Layout, StageBook, StageRecord, render_report
+from recipe import (
+    STAGE_NAMES,
+    EpisodeScore,
+    EvalResult,
+    Layout,
+    StageBook,
+    StageRecord,
+    render_report,
+)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -42,9 +50,9 @@ def test_a_finished_run_renders_the_funnel_curve_and_before_after_table(tmp_path
     for png in ("funnel.png", "reward_curve.png", "before_after.png"):
         assert (layout.plots / png).read_bytes()[:8] == PNG_MAGIC
         assert f"](plots/{png})" in text
-    assert "| flight_gate | 0.000 | 0.800 | +0.800 |" in text
-    assert "| weather_forecast | 0.500 | 0.250 | -0.250 |" in text
-    assert "| **mean** | **0.250** | **0.525** | **+0.275** |" in text
+    assert "| flight_gate | 0.000 | 0.800 | +0.800 | 2 → 2 |" in text
+    assert "| weather_forecast | 0.500 | 0.250 | -0.250 | 2 → 2 |" in text
+    assert "| **mean** | **0.250** | **0.525** | **+0.275** |  |" in text
     assert "Worse than base by more than 0.05: weather_forecast." in text
     assert "| decompose | 8 | 6 |" in text and "| trajectories_kept | 5 |" in text
     assert "4 logged steps; reward 0.100 at step 1 → 0.400 at step 4." in text

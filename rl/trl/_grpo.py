@@ -49,6 +49,7 @@ class TrlRecipe(BaseModel):
     seed: int = 0
     logging_steps: int = 1
     plot: bool = True
+    save: bool = Field(default=True, description="Save the trained policy to `output_dir/model` (what `astra loop` evaluates).")
     torch_threads: int | None = Field(
         default=None, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
     )
@@ -76,6 +77,7 @@ class TrainReport(BaseModel):
     batch_filling: list[StepStats] = Field(default_factory=list, description="Kept / discarded / carried groups per step.")
     metrics_path: str
     plot_path: str | None = None
+    model_dir: str | None = Field(default=None, description="The saved policy (Hugging Face format), when `save`.")
     wall_s: float
 
 
@@ -153,6 +155,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     metrics_path = recipe.output_dir / "metrics.jsonl"
     metrics_path.write_text("")
     records: list[dict[str, Any]] = []
+    model_dir: Path | None = None
     started = time.monotonic()
     rows = [t.trl_row() for t in tasks]
     config = GRPOConfig(
@@ -203,6 +206,10 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
                 **filling,
             )
             trainer.train()
+            if recipe.save:
+                model_dir = recipe.output_dir / "model"
+                trainer.save_model(str(model_dir))
+                tokenizer.save_pretrained(str(model_dir))
         finally:
             if serving is not None:
                 serving.cancel()
@@ -219,6 +226,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
         batch_filling=list(trainer.filler.history) if recipe.batch_filling else [],
         metrics_path=str(metrics_path),
         plot_path=str(plot) if plot else None,
+        model_dir=str(model_dir) if model_dir else None,
         wall_s=time.monotonic() - started,
     )
 

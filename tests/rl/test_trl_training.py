@@ -76,6 +76,9 @@ def test_grpo_steps_roll_out_against_the_arena(envs_dir, tmp_path):
     assert len(report.losses) == 2 and all(math.isfinite(x) for x in report.losses)
     lines = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in lines if "reward" in r] == [1, 2]
+    # the policy is saved where `astra loop` evaluates it
+    assert report.model_dir == str(tmp_path / "run" / "model")
+    assert (tmp_path / "run" / "model" / "config.json").is_file()
 
 
 def _batch_filling_trainer(tmp_path, rows, *, max_fill_rounds, seen):

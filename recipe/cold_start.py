@@ -1,0 +1,96 @@
+"""The cold-start SFT data of the loop: judged SFT rows plus conversations from verified environments.
+
+`cold_start_data` is the one function the cold-start stage calls. Until the `rl.cold_start`
+source lands (`astra sft cold-start`, which also keeps agent episodes at F1 = 1), it builds
+golden-replay conversations here: every golden call of an environment is made over MCP
+against the real tools (through an in-process arena), in dependency order, one call per
+assistant turn, and the conversation ends with the task's answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, Field
+
+
+class ColdStartData(BaseModel):
+    """What the cold-start data holds (`sft.jsonl`: OpenAI chat rows with `tools`)."""
+
+    path: Path
+    sft_rows: int = Field(description="Judged rows copied from the SFT synthesis export.")
+    env_rows: int = Field(description="Conversations replayed from verified environments.")
+    skipped_envs: list[str] = Field(default_factory=list, description="`dir: reason` for environments not replayed.")
+
+
+def _ordered(subtasks: Sequence[Any]) -> list[Any]:
+    """Subtasks in dependency order (the spec guarantees a DAG)."""
+    done: set[str] = set()
+    order: list[Any] = []
+    pending = list(subtasks)
+    while pending:
+        ready = [s for s in pending if set(s.depends_on) <= done]
+        order += ready
+        done |= {s.id for s in ready}
+        pending = [s for s in pending if s.id not in done]
+    return order
+
+
+def _tool_schema(tool: Any) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}}
+
+
+async def _replay(client: Any, env: Any) -> dict[str, Any]:
+    from rl.datasets import SYSTEM_PROMPT
+
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": env.spec.task.question}]
+    for i, subtask in enumerate(s for s in _ordered(env.spec.subtasks) if s.golden_call is not None):
+        call = subtask.golden_call
+        result = await client.call_tool(call.tool, call.arguments)
+        output = "".join(getattr(block, "text", "") for block in result.content)
+        if result.is_error:
+            raise ValueError(f"golden call {call.tool} failed: {output[:200]}")
+        call_id = f"call_{i}"
+        arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+        messages.append({"role": "assistant", "content": "", "tool_calls": [{"id": call_id, "type": "function", "function": {"name": call.tool, "arguments": arguments}}]})
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
+    messages.append({"role": "assistant", "content": env.spec.task.answer})
+    return {"messages": messages, "tools": [_tool_schema(t) for t in env.spec.tools], "env_id": env.spec.id}
+
+
+async def golden_replays(envs_dirs: Sequence[Path]) -> tuple[list[dict[str, Any]], list[str]]:
+    """One replayed conversation per environment under `envs_dirs`, and `dir: reason` for each failure."""
+    from mcp import Client
+
+    from mcp_servers import ArenaServer, LocalSandbox, find_envs, load_env, serve_app
+
+    envs = [load_env(p) for d in envs_dirs for p in find_envs(d)]
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    if not envs:
+        return rows, skipped
+    async with LocalSandbox(workers=2) as sandbox, anyio.create_task_group() as tg:
+        port = await tg.start(serve_app, ArenaServer(envs, sandbox).app)
+        for env in envs:
+            try:
+                async with Client(f"http://127.0.0.1:{port}/envs/{env.spec.id}/mcp") as client:
+                    rows.append(await _replay(client, env))
+            except Exception as exc:  # noqa: BLE001 — a bad environment is data: skip it, say why
+                skipped.append(f"{env.path}: {type(exc).__name__}: {exc}")
+        tg.cancel_scope.cancel()
+    return rows, skipped
+
+
+async def cold_start_data(*, envs_dirs: Sequence[Path], sft_files: Sequence[Path], out_dir: Path) -> ColdStartData:
+    """Write `out_dir/sft.jsonl`: the judged SFT rows of `sft_files` and a golden replay of each environment."""
+    sft_rows = [line for f in sft_files if f.is_file() for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    env_rows, skipped = await golden_replays(envs_dirs)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "sft.jsonl"
+    lines = sft_rows + [json.dumps(r, ensure_ascii=False) for r in env_rows]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return ColdStartData(path=path, sft_rows=len(sft_rows), env_rows=len(env_rows), skipped_envs=skipped)

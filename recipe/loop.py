@@ -1,0 +1,245 @@
+"""`run_loop`: the whole recipe in one resumable output directory (DESIGN §8, §9).
+
+Stages, in order (each leaves `stages/<name>.json` when it finishes; see `recipe.stages`):
+
+1. `synth` — environments from knowledge rows (`synth.env.synthesize_envs`) and SFT
+   trajectories from tool docs (`synth.sft.SftPipeline`); both resume inside.
+2. `verify` — every synthesized (and every extra) environment replayed over MCP; the ones that
+   pass are copied to `train_envs/`.
+3. `audit` — training data vs evaluation set: env ids and near-duplicate questions (fails closed).
+4. `cold_start` — SFT (TRL) on the judged SFT rows plus conversations from verified environments.
+5. `grpo` — RL datasets with banded distractors, then GRPO over the arena (TRL, or veRL on GPUs).
+6. `evaluate` — base and trained model on the evaluation environments, F1 per environment,
+   after checking the separation again.
+
+`report.md` is rendered after every run, finished or not.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from recipe.cold_start import cold_start_data
+from recipe.config import Layout, LoopConfig
+from recipe.evaluate import evaluate, open_model
+from recipe.exceptions import LoopConfigError, StageError
+from recipe.overlap import check_separation
+from recipe.report import render_report
+from recipe.stages import Stage, StageBook, StageRecord, run_stages
+
+ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
+"""`open_model(target, *, concurrency, settings=None, name=None)`: a `ChatModel` for a target, as a context manager."""
+
+STAGE_NAMES = ("synth", "verify", "audit", "cold_start", "grpo", "evaluate")
+"""The loop's stages, in order."""
+
+
+def _policy_path(policy: str) -> str:
+    """A local model path training can load ('embedded' is the embedded model's Hugging Face directory)."""
+    if policy == "embedded":
+        from agent_sdk import embedded_model_dir
+
+        return str(embedded_model_dir())
+    return policy
+
+
+class _Loop:
+    """The stage bodies of one run; each reads what earlier stages left in the layout."""
+
+    def __init__(self, config: LoopConfig, models: ModelOpener) -> None:
+        self.config = config
+        self.open_model = models
+        self.preset = config.preset
+        self.layout = Layout(config.out)
+        self.sft_export = self.layout.synth_sft / "sft.jsonl"
+
+    def stages(self) -> list[Stage]:
+        return [Stage(name=n, run=getattr(self, n)) for n in STAGE_NAMES]
+
+    def _embedder(self) -> Any:
+        from rl import Embedder
+
+        return Embedder(cache_dir=self.config.out / "cache" / "embeddings")
+
+    async def synth(self) -> dict[str, Any]:
+        from synth.env import SynthConfig, synthesize_envs
+        from synth.sft import SftConfig, SftPipeline
+
+        cfg, summary = self.config, {}
+        if not cfg.knowledge and not cfg.tool_docs:
+            return {"skipped": "no knowledge rows and no tool docs given"}
+        target = cfg.generator or os.environ.get("ASTRA_LLM_BASE_URL") or "embedded"
+        async with self.open_model(target, concurrency=self.preset.synth_concurrency, name=cfg.generator_model) as llm:
+            if cfg.knowledge:
+                result = await synthesize_envs(
+                    llm, self.layout.synth_env, inputs=cfg.knowledge, limit=self.preset.synth_rows,
+                    config=SynthConfig.model_validate({"max_llm_concurrency": self.preset.synth_concurrency, **cfg.synth_config}),
+                )
+                summary["environments"] = result.stats.outputs
+            if cfg.tool_docs:
+                pipeline = SftPipeline(
+                    self.layout.synth_sft, llm,
+                    config=SftConfig.model_validate({
+                        "max_rollouts_per_server": self.preset.sft_rollouts_per_server, "concurrency": self.preset.synth_concurrency,
+                        "seed": cfg.seed, **cfg.sft_config,
+                    }),
+                )
+                stats = await pipeline.run(list(cfg.tool_docs))
+                summary["sft_trajectories"] = stats["extra"].get("funnel", {}).get("trajectories_kept", 0)
+        return summary
+
+    async def verify(self) -> dict[str, Any]:
+        from mcp_servers import LocalSandbox, verify_paths
+
+        sources = [p for p in (self.layout.synth_env / "envs", *self.config.extra_train_envs) if p.exists()]
+        if not sources:
+            raise StageError("no environments to verify: synthesis wrote none and no --train-envs was given")
+        async with LocalSandbox(workers=2) as sandbox:
+            report = await verify_paths(sources, sandbox=sandbox)
+        self.layout.verify_json.write_text(report.to_json() + "\n", encoding="utf-8")
+        shutil.rmtree(self.layout.train_envs, ignore_errors=True)
+        self.layout.train_envs.mkdir(parents=True)
+        passed = [r for r in report.envs if r.passed and r.path]
+        for r in passed:
+            shutil.copytree(r.path, self.layout.train_envs / f"{Path(r.path).name}-{r.env_id}")
+        if not passed:
+            raise StageError(f"no environment passed verification ({len(report.envs)} checked; see {self.layout.verify_json})")
+        codes = Counter(code for r in report.envs for code in r.codes)
+        return {"checked": len(report.envs), "passed": len(passed), "failed": report.failed, "codes": dict(codes)}
+
+    def _check_separation(self) -> int:
+        return check_separation(
+            train_envs=[self.layout.train_envs], sft_files=[self.sft_export], eval_envs=self.config.eval_envs,
+            embedder=self._embedder(), threshold=self.config.overlap_threshold, report=self.layout.overlap,
+        )
+
+    async def audit(self) -> dict[str, Any]:
+        compared = await anyio.to_thread.run_sync(self._check_separation)
+        return {"training_questions": compared, "eval_envs": str(self.config.eval_envs), "overlaps": 0}
+
+    async def cold_start(self) -> dict[str, Any]:
+        from rl.trl import SftRecipe, train_sft
+
+        data = await cold_start_data(envs_dirs=[self.layout.train_envs], sft_files=[self.sft_export], out_dir=self.layout.cold_start / "data")
+        p = self.preset
+        recipe = SftRecipe(
+            data=data.path, output_dir=self.layout.cold_start, model=_policy_path(self.config.policy), epochs=p.sft_epochs,
+            lr=p.sft_lr, batch_size=p.sft_batch_size, max_length=p.sft_max_length, torch_threads=p.torch_threads,
+        )
+        report = await anyio.to_thread.run_sync(lambda: train_sft(recipe))
+        return {
+            "sft_rows": data.sft_rows, "env_rows": data.env_rows, "skipped_envs": data.skipped_envs, "trained_rows": report.rows,
+            "steps": report.steps, "final_loss": report.losses[-1] if report.losses else None, "model_dir": report.model_dir,
+        }
+
+    def _cold_start_model(self) -> str:
+        record = StageBook(self.config.out).record("cold_start")
+        if record is None or not record.summary.get("model_dir"):
+            raise StageError("the cold-start stage left no model directory; rerun with --redo cold_start")
+        return str(record.summary["model_dir"])
+
+    async def grpo(self) -> dict[str, Any]:
+        from rl import DistractorConfig, prepare
+
+        cfg, p = self.config, self.preset
+        model = self._cold_start_model()
+        prepared = await anyio.to_thread.run_sync(
+            lambda: prepare(self.layout.train_envs, self.layout.rl_data, seed=cfg.seed,
+                            distractors=DistractorConfig(mode="banded", seed=cfg.seed), embedder=self._embedder())
+        )
+        if cfg.engine == "verl":
+            from rl.verl._config import VerlRecipe, require_gpu
+            from rl.verl._launch import launch_verl
+
+            recipe = VerlRecipe(
+                model_path=model, train_files=str(self.layout.rl_data / "train.parquet"), val_files=str(self.layout.rl_data / "val.parquet"),
+                arena_url="http://127.0.0.1:0", n_gpus_per_node=require_gpu(), group_size=p.group_size, batch_size=p.prompts_per_step,
+                lr=p.grpo_lr, max_turns=p.max_turns, output_dir=str(self.layout.grpo / "checkpoints"),
+            )
+            code = await launch_verl(recipe, self.layout.train_envs, self.layout.grpo)
+            if code != 0:
+                raise StageError(f"veRL exited with status {code}; logs under {self.layout.grpo}")
+            return {"engine": "verl", "checkpoints": recipe.output_dir, "model_dir": None, "prepared": prepared.model_dump(mode="json")}
+        from rl.trl import TrlRecipe, train_grpo
+
+        recipe = TrlRecipe(
+            data_dir=self.layout.rl_data, envs_dir=self.layout.train_envs, output_dir=self.layout.grpo, model=model,
+            max_steps=p.grpo_steps, prompts_per_step=p.prompts_per_step, group_size=p.group_size, lr=p.grpo_lr,
+            max_completion_length=p.max_completion_length, max_turns=p.max_turns, seed=cfg.seed, torch_threads=p.torch_threads,
+        )
+        report = await anyio.to_thread.run_sync(lambda: train_grpo(recipe))
+        return {
+            "engine": "trl", "steps": report.steps, "episodes": report.episodes, "tool_calls": report.tool_calls,
+            "first_reward": report.rewards[0] if report.rewards else None, "last_reward": report.rewards[-1] if report.rewards else None,
+            "model_dir": report.model_dir, "wall_s": round(report.wall_s, 1),
+        }
+
+    def _trained_target(self) -> str:
+        if self.config.trained_model:
+            return self.config.trained_model
+        record = StageBook(self.config.out).record("grpo")
+        model_dir = record.summary.get("model_dir") if record else None
+        if not model_dir:
+            raise StageError("GRPO left no Hugging Face model directory (veRL writes sharded checkpoints): pass --trained-model")
+        return str(model_dir)
+
+    async def evaluate(self) -> dict[str, Any]:
+        from agent_sdk import SamplingSettings
+        from recipe.evaluate import EvalResult
+
+        await anyio.to_thread.run_sync(self._check_separation)
+        p, results = self.preset, {}
+        settings = SamplingSettings(temperature=0.0, max_tokens=p.eval_max_tokens)
+        self.layout.eval.mkdir(parents=True, exist_ok=True)
+        # The base model goes first: its scores stand even when the trained model cannot be found.
+        for label, find_target in (("base", lambda: self.config.base_endpoint or self.config.policy), ("trained", self._trained_target)):
+            path = self.layout.eval / f"{label}.json"
+            if path.is_file():  # one model finished before a kill: keep its scores
+                results[label] = EvalResult.model_validate_json(path.read_bytes())
+                continue
+            target = find_target()
+            async with self.open_model(target, concurrency=p.eval_concurrency, settings=settings) as model:
+                results[label] = await evaluate(model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency)
+            path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")
+        base, trained = results["base"].mean_reward, results["trained"].mean_reward
+        return {"base_mean_f1": round(base, 4), "trained_mean_f1": round(trained, 4), "delta": round(trained - base, 4), "envs": len(results["base"].scores)}
+
+
+async def run_loop(
+    config: LoopConfig,
+    *,
+    redo: str | None = None,
+    until: str | None = None,
+    on_event: Callable[[str, str], None] | None = None,
+    models: ModelOpener = open_model,
+) -> list[StageRecord]:
+    """Run (or resume) the loop in `config.out`, then render `report.md`.
+
+    `models` opens every model the loop talks to (synthesis, base and trained policy);
+    the default serves local targets and connects to http(s) ones.
+
+    Raises:
+        LoopConfigError: on a missing input or an unknown stage name.
+        OverlapError: when training data contains evaluation environments.
+        StageError: when a stage fails (a re-run resumes at it).
+    """
+    for path in config.knowledge:
+        if not path.is_file():
+            raise LoopConfigError(f"--knowledge {path}: no such file")
+    for path in [*config.extra_train_envs, config.eval_envs]:
+        if not path.exists():
+            raise LoopConfigError(f"{path}: no such directory")
+    config.out.mkdir(parents=True, exist_ok=True)
+    (config.out / "loop.json").write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    try:
+        return await run_stages(config.out, _Loop(config, models).stages(), redo=redo, until=until, on_event=on_event)
+    finally:
+        render_report(config.out, list(STAGE_NAMES))

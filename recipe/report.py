@@ -1,0 +1,182 @@
+"""`report.md`: the loop's outcome on one page — funnel, reward curve, before/after per environment, wall times.
+
+Everything is read back from the output directory (stage markers, the pipelines' `stats.json`,
+the GRPO `metrics.jsonl`, `eval/base.json` and `eval/trained.json`), so the report renders for
+a finished run, a partial one (missing parts say so) or a copy of either.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from recipe.config import Layout
+from recipe.evaluate import EvalResult
+from recipe.stages import StageBook
+
+_NOISE = 0.05
+"""Per-environment change below which a difference is called noise (one greedy episode per environment)."""
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def env_funnel(layout: Layout) -> list[tuple[str, int, int]]:
+    """(stage, seen, accepted) rows of environment synthesis."""
+    stats = _json(layout.synth_env / "stats.json") or {}
+    return [(r["stage"], int(r["seen"]), int(r["accepted"])) for r in stats.get("funnel", [])]
+
+
+def sft_funnel(layout: Layout) -> dict[str, int]:
+    """The SFT synthesis funnel (servers → chains → tasks → trajectories kept)."""
+    stats = _json(layout.synth_sft / "stats.json") or {}
+    return {k: int(v) for k, v in stats.get("extra", {}).get("funnel", {}).items()}
+
+
+def reward_points(layout: Layout) -> list[tuple[int, float]]:
+    """(step, mean reward) from the GRPO metrics log."""
+    path = layout.grpo / "metrics.jsonl"
+    points = []
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and "reward" in record and "step" in record:
+                points.append((int(record["step"]), float(record["reward"])))
+    return points
+
+
+def load_eval(layout: Layout, label: str) -> EvalResult | None:
+    """`eval/<label>.json`, or None before the evaluation ran."""
+    path = layout.eval / f"{label}.json"
+    return EvalResult.model_validate_json(path.read_bytes()) if path.is_file() else None
+
+
+def before_after(base: EvalResult, trained: EvalResult) -> list[tuple[str, float, float]]:
+    """(env, base F1, trained F1) for every environment either result scored, by name."""
+    b = {s.env: s.reward for s in base.scores}
+    t = {s.env: s.reward for s in trained.scores}
+    return [(env, b.get(env, 0.0), t.get(env, 0.0)) for env in sorted(set(b) | set(t))]
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_funnel(env_rows: list[tuple[str, int, int]], sft: dict[str, int], path: Path) -> Path:
+    """Two horizontal bar charts side by side: environment synthesis and SFT synthesis."""
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    names = [r[0] for r in env_rows]
+    left.barh(names[::-1], [r[1] for r in env_rows][::-1], color="#c7d4e8", label="seen")
+    left.barh(names[::-1], [r[2] for r in env_rows][::-1], color="#4C72B0", label="accepted")
+    left.set_title("environment synthesis")
+    left.legend(loc="lower right")
+    right.barh(list(sft)[::-1], list(sft.values())[::-1], color="#55A868")
+    right.set_title("SFT synthesis")
+    for ax in (left, right):
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_reward_curve(points: list[tuple[int, float]], path: Path) -> Path:
+    """Mean GRPO reward per logged step."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
+    ax.set_xlabel("GRPO step")
+    ax.set_ylabel("mean F1 reward")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_before_after(rows: list[tuple[str, float, float]], path: Path) -> Path:
+    """Grouped bars: base and trained F1 per evaluation environment."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4))
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [r[1] for r in rows], width=0.4, label="base", color="#8c8c8c")
+    ax.bar([x + 0.2 for x in xs], [r[2] for r in rows], width=0.4, label="trained", color="#4C72B0")
+    ax.set_xticks(list(xs), [r[0] for r in rows], rotation=45, ha="right")
+    ax.set_ylabel("F1 reward")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def render_report(out: Path, stage_names: list[str]) -> Path:
+    """Render `report.md` and its PNGs (under `plots/`) from a run directory; returns the report path."""
+    layout = Layout(out)
+    layout.plots.mkdir(parents=True, exist_ok=True)
+    lines = [f"# astra loop: {out.name}", ""]
+    records = {r.name: r for r in StageBook(out).records(stage_names)}
+    lines += ["## Stages", ""]
+    rows = [[n, "done" if n in records else "not run", f"{records[n].wall_s:.1f}" if n in records else "-",
+             str(records[n].attempts) if n in records else "-"] for n in stage_names]
+    lines += _table(["stage", "status", "wall s", "attempts"], rows)
+    lines += ["", f"Total wall time of finished stages: {sum(r.wall_s for r in records.values()):.1f} s", ""]
+
+    env_rows, sft = env_funnel(layout), sft_funnel(layout)
+    lines += ["## Funnel", ""]
+    if env_rows or sft:
+        lines += [f"![funnel]({plot_funnel(env_rows, sft, layout.plots / 'funnel.png').relative_to(out)})", ""]
+        lines += _table(["environment stage", "seen", "accepted"], [[n, str(s), str(a)] for n, s, a in env_rows]) + [""]
+        lines += _table(["SFT step", "count"], [[k, str(v)] for k, v in sft.items()]) + [""]
+    else:
+        lines += ["No synthesis statistics yet.", ""]
+    for name in ("verify", "cold_start"):
+        if name in records and records[name].summary:
+            lines += [f"{name}: " + ", ".join(f"{k} = {v}" for k, v in records[name].summary.items() if not isinstance(v, (list, dict))), ""]
+
+    points = reward_points(layout)
+    lines += ["## GRPO reward", ""]
+    if points:
+        lines += [f"![reward curve]({plot_reward_curve(points, layout.plots / 'reward_curve.png').relative_to(out)})", ""]
+        lines += [f"{len(points)} logged steps; reward {points[0][1]:.3f} at step {points[0][0]} → {points[-1][1]:.3f} at step {points[-1][0]}.", ""]
+    else:
+        lines += ["No GRPO metrics yet.", ""]
+
+    base, trained = load_eval(layout, "base"), load_eval(layout, "trained")
+    lines += ["## Before / after on environments training never saw", ""]
+    if base and trained:
+        pairs = before_after(base, trained)
+        lines += [f"Evaluation set: `{base.envs_dir}`; base `{base.model}`, trained `{trained.model}`.", ""]
+        lines += [f"![before/after]({plot_before_after(pairs, layout.plots / 'before_after.png').relative_to(out)})", ""]
+        calls = {label: {s.env: s.c for s in result.scores} for label, result in (("base", base), ("trained", trained))}
+        table = [[env, f"{b:.3f}", f"{t:.3f}", f"{t - b:+.3f}", f"{calls['base'].get(env, '-')} → {calls['trained'].get(env, '-')}"] for env, b, t in pairs]
+        mean_delta = trained.mean_reward - base.mean_reward
+        table.append(["**mean**", f"**{base.mean_reward:.3f}**", f"**{trained.mean_reward:.3f}**", f"**{mean_delta:+.3f}**", ""])
+        lines += _table(["environment", "base F1", "trained F1", "delta", "tool calls"], table) + [""]
+        worse = [env for env, b, t in pairs if t < b - _NOISE]
+        lines += [f"Worse than base by more than {_NOISE}: {', '.join(worse) if worse else 'none'}.", ""]
+    else:
+        lines += ["Not evaluated yet.", ""]
+    layout.report.write_text("\n".join(lines), encoding="utf-8")
+    return layout.report

@@ -1,0 +1,143 @@
+"""`run_loop` and `astra loop` up to the audit on real environments: no model, no training.
+
+Synthesis is skipped (no knowledge rows, no tool docs), so the stages that run are real:
+verify over MCP, the copy into train_envs/, and the separation audit with MiniLM embeddings.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from envscript import Script
+from scripted import ScriptedModel
+from typer.testing import CliRunner
+
+from astra_cli import app
+from recipe import (
+    LoopConfig,
+    LoopConfigError,
+    OverlapError,
+    StageBook,
+    StageError,
+    StageRecord,
+    preset,
+    run_loop,
+)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+async def test_the_loop_runs_verify_and_audit_then_resumes_without_redoing_them(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    records = await run_loop(config, until="audit")
+    assert [r.name for r in records] == ["synth", "verify", "audit"]
+    assert records[0].summary == {"skipped": "no knowledge rows and no tool docs given"}
+    assert records[1].summary["passed"] == 2 and records[1].summary["failed"] == 0
+    assert len(list((tmp_path / "run" / "train_envs").glob("*/env.json"))) == 2
+    assert records[2].summary["overlaps"] == 0
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "| audit | done |" in report and "| cold_start | not run |" in report
+    events: list[tuple[str, str]] = []
+    await run_loop(config, until="audit", on_event=lambda s, e: events.append((s, e)))
+    assert events == [("synth", "skip"), ("verify", "skip"), ("audit", "skip")]
+
+
+async def test_training_on_an_eval_environment_stops_the_loop_before_training(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    shutil.copytree(eval_envs / "weather_forecast", train_envs / "weather_copy")
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    with pytest.raises(OverlapError, match="weather_forecast"):
+        await run_loop(config)
+    book = StageBook(tmp_path / "run")
+    assert book.record("verify") is not None and book.record("audit") is None and book.record("cold_start") is None
+    assert "weather_forecast" in (tmp_path / "run" / "overlap.jsonl").read_text()
+
+
+async def test_missing_inputs_and_unknown_presets_are_named(tmp_path: Path) -> None:
+    with pytest.raises(LoopConfigError, match="--knowledge .*nope.jsonl: no such file"):
+        await run_loop(LoopConfig(out=tmp_path, knowledge=[tmp_path / "nope.jsonl"]))
+    with pytest.raises(LoopConfigError, match="unknown preset 'gpu'; choose from \\['astra', 'cpu-small'\\]"):
+        preset("gpu")
+
+
+def test_cli_runs_to_the_audit_and_reports_errors(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    runner = CliRunner()
+    args = ["loop", "--out", str(tmp_path / "run"), "--train-envs", str(train_envs), "--eval-envs", str(eval_envs), "--until", "audit"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "report: " in result.output and "audit" in result.output
+    bad = runner.invoke(app, [*args, "--redo", "train"])
+    assert bad.exit_code == 2
+    assert "--redo 'train': no such stage" in bad.output
+    assert runner.invoke(app, [*args, "--preset", "tiny"]).exit_code == 2
+
+
+async def test_the_synth_stage_feeds_verify_with_a_scripted_generator(tmp_path: Path, eval_envs: Path) -> None:
+    """A scripted model plays every synthesis step; the environment it yields is verified and audited."""
+    opened: list[str] = []
+
+    @asynccontextmanager
+    async def scripted(target: str, **options: object):
+        opened.append(target)
+        yield ScriptedModel(Script())
+
+    rows = tmp_path / "knowledge.jsonl"
+    rows.write_text(json.dumps({"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}) + "\n")
+    config = LoopConfig(out=tmp_path / "run", knowledge=[rows], eval_envs=eval_envs, generator="http://127.0.0.1:9/v1",
+                        synth_config={"leak_audit": False})
+    records = await run_loop(config, until="audit", models=scripted)
+    assert opened == ["http://127.0.0.1:9/v1"]
+    assert records[0].summary == {"environments": 1}
+    assert records[1].summary["passed"] == 1
+    assert "| assemble |" in (tmp_path / "run" / "report.md").read_text()
+
+
+async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_the_delta(
+    tmp_path: Path, train_envs: Path, eval_envs: Path, golden
+) -> None:
+    """Training stages are marked done by hand (no training in tests); scripted models play base and trained."""
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    await run_loop(config, until="audit")
+    book = StageBook(config.out)
+    book.finish(StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": "sft/model"}))
+    book.finish(StageRecord(name="grpo", finished_at="2026-12-01T10:00:00+00:00", wall_s=2.0, summary={"model_dir": "grpo/model"}))
+    opened: list[str] = []
+
+    @asynccontextmanager
+    async def policies(target: str, **options: object):
+        opened.append(target)
+        if target == "grpo/model":
+            yield golden(eval_envs)
+        else:
+            yield ScriptedModel(lambda messages, tools, settings: "No idea.")
+
+    records = await run_loop(config, models=policies)
+    assert opened == ["embedded", "grpo/model"]
+    assert records[-1].summary == {"base_mean_f1": 0.0, "trained_mean_f1": 1.0, "delta": 1.0, "envs": 2}
+    report = (config.out / "report.md").read_text()
+    assert "| flight_gate | 0.000 | 1.000 | +1.000 | 0 → 2 |" in report and "Worse than base by more than 0.05: none." in report
+    assert (config.out / "plots" / "before_after.png").is_file()
+
+
+async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    await run_loop(config, until="audit")
+    book = StageBook(config.out)
+    for name in ("cold_start", "grpo"):
+        book.finish(StageRecord(name=name, finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": None}))
+    opened: list[str] = []
+
+    @asynccontextmanager
+    async def policies(target: str, **options: object):
+        opened.append(target)
+        yield ScriptedModel(lambda messages, tools, settings: "No idea.")
+
+    with pytest.raises(StageError, match="GRPO left no Hugging Face model directory .*--trained-model"):
+        await run_loop(config, models=policies)
+    assert (config.out / "eval" / "base.json").is_file() and opened == ["embedded"]
+    config = config.model_copy(update={"trained_model": "http://127.0.0.1:9/v1"})
+    await run_loop(config, models=policies)
+    assert opened == ["embedded", "http://127.0.0.1:9/v1"]

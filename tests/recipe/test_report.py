@@ -1,0 +1,70 @@
+"""`report.md` from a finished (and from a partial) run directory written here, with real PNGs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recipe import (
+    STAGE_NAMES,
+    EpisodeScore,
+    EvalResult,
+    Layout,
+    StageBook,
+    StageRecord,
+    render_report,
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _eval(label: str, rewards: dict[str, float]) -> EvalResult:
+    scores = [EpisodeScore(env=env, env_id=f"env-{i:08x}", reward=r, n=2, n_hat=round(r * 2), c=2, turns=3) for i, (env, r) in enumerate(rewards.items())]
+    return EvalResult(label=label, model="embedded" if label == "base" else "runs/x/grpo/model", envs_dir="examples/envs", scores=scores)
+
+
+def _finished_run(out: Path) -> Layout:
+    layout = Layout(out)
+    book = StageBook(out)
+    for i, name in enumerate(STAGE_NAMES):
+        summary = {"passed": 3, "checked": 5} if name == "verify" else {}
+        book.finish(StageRecord(name=name, finished_at="2026-12-01T10:00:00+00:00", wall_s=10.0 * (i + 1), summary=summary))
+    layout.synth_env.mkdir(parents=True)
+    funnel = [{"stage": "decompose", "seen": 8, "accepted": 6, "rejected": 2}, {"stage": "assemble", "seen": 4, "accepted": 3, "rejected": 1}]
+    (layout.synth_env / "stats.json").write_text(json.dumps({"pipeline": "env", "funnel": funnel}))
+    layout.synth_sft.mkdir(parents=True)
+    (layout.synth_sft / "stats.json").write_text(json.dumps({"pipeline": "sft", "extra": {"funnel": {"servers_ingested": 2, "trajectories_kept": 5}}}))
+    layout.grpo.mkdir(parents=True)
+    metrics = [{"step": s, "reward": 0.1 * s, "loss": 0.0} for s in range(1, 5)] + [{"step": 4, "train_runtime": 99.0}]
+    (layout.grpo / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics) + "not json\n")
+    layout.eval.mkdir(parents=True)
+    (layout.eval / "base.json").write_text(_eval("base", {"flight_gate": 0.0, "weather_forecast": 0.5}).model_dump_json())
+    (layout.eval / "trained.json").write_text(_eval("trained", {"flight_gate": 0.8, "weather_forecast": 0.25}).model_dump_json())
+    return layout
+
+
+def test_a_finished_run_renders_the_funnel_curve_and_before_after_table(tmp_path: Path) -> None:
+    layout = _finished_run(tmp_path / "run")
+    report = render_report(layout.out, list(STAGE_NAMES))
+    text = report.read_text()
+    for png in ("funnel.png", "reward_curve.png", "before_after.png"):
+        assert (layout.plots / png).read_bytes()[:8] == PNG_MAGIC
+        assert f"](plots/{png})" in text
+    assert "| flight_gate | 0.000 | 0.800 | +0.800 | 2 → 2 |" in text
+    assert "| weather_forecast | 0.500 | 0.250 | -0.250 | 2 → 2 |" in text
+    assert "| **mean** | **0.250** | **0.525** | **+0.275** |  |" in text
+    assert "Worse than base by more than 0.05: weather_forecast." in text
+    assert "| decompose | 8 | 6 |" in text and "| trajectories_kept | 5 |" in text
+    assert "4 logged steps; reward 0.100 at step 1 → 0.400 at step 4." in text
+    assert "| grpo | done | 50.0 | 1 |" in text
+    assert "Total wall time of finished stages: 210.0 s" in text
+    assert "verify: passed = 3, checked = 5" in text
+
+
+def test_a_partial_run_says_what_is_missing(tmp_path: Path) -> None:
+    out = tmp_path / "partial"
+    StageBook(out).finish(StageRecord(name="synth", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.5))
+    text = render_report(out, list(STAGE_NAMES)).read_text()
+    assert "| synth | done | 1.5 | 1 |" in text and "| evaluate | not run | - | - |" in text
+    assert "No synthesis statistics yet." in text and "No GRPO metrics yet." in text and "Not evaluated yet." in text
+    assert not list((out / "plots").glob("*.png"))

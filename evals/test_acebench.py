@@ -18,7 +18,7 @@ from harness.acebench import (
     render_answer,
     system_prompt,
 )
-from scripted import ScriptedModel
+from play_script import ScriptedModel
 
 from agent_sdk import ModelError
 

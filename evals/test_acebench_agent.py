@@ -23,7 +23,7 @@ from harness.acebench import (
     replay_gold_paths,
 )
 
-from scripted import ScriptedModel, tool_calls
+from play_script import ScriptedModel, tool_calls
 
 pytestmark = pytest.mark.skipif(
     not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"

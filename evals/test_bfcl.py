@@ -21,7 +21,7 @@ from harness.bfcl import (
     write_result_file,
 )
 from harness.bfcl._score import BFCL_REGISTRY
-from scripted import ScriptedModel, calls_this_turn, tool_calls, user_turn
+from play_script import ScriptedModel, calls_this_turn, tool_calls, user_turn
 
 CHECKER_ERRORS = {
     "multi_turn:instance_state_mismatch",

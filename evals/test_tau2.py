@@ -8,7 +8,7 @@ import pytest
 from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold, write_results
-from scripted import ScriptedModel, calls_this_turn, tool_calls, user_turn
+from play_script import ScriptedModel, calls_this_turn, tool_calls, user_turn
 
 CI_SAMPLE = 10
 SEED = 0

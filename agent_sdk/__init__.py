@@ -2,7 +2,7 @@
 
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._connections import McpServer, server_from_target
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, embedded_model_dir
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, cache_dir, embedded_model_dir
 from agent_sdk._export import (
     read_openai_jsonl,
     read_sft_parquet,
@@ -65,6 +65,7 @@ __all__ = [
     "LocalChatModel",
     "ServedModel",
     "VllmOptions",
+    "cache_dir",
     "embedded_model_dir",
     "find_vllm_python",
     "is_local_target",

@@ -15,6 +15,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk._schema_subset import enforceable_schema
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, ModelHTTPError, UserError
 
@@ -204,7 +205,12 @@ class OpenAIChatModel:
         return body
 
     def _schema_fields(self, schema: dict[str, Any]) -> dict[str, Any]:
-        """The request fields that constrain the reply to `schema`, in this endpoint's dialect."""
+        """The request fields that constrain the reply to `schema`, in this endpoint's dialect.
+
+        Only the enforceable part of the schema is sent (`enforceable_schema`): an engine that
+        cannot compile a keyword refuses the whole request. The caller validates the reply.
+        """
+        schema = enforceable_schema(schema)
         if self.structured_output == "vllm":
             # Without a whitespace bound a small model may pad the reply with newlines until
             # max_tokens. vLLM 0.32 takes the bound from its server config (`VllmOptions.compact_json`);

@@ -35,28 +35,41 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
 
 
 def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
-    """A main question, its answer and `min_hops`..`max_hops` sub-questions."""
-    sub = _object(
-        {
-            "id": {"type": "string", "pattern": "^q[0-9]{1,2}$"},
-            "question": _TEXT,
-            "answer": {"type": "string", "minLength": 1, "maxLength": 80},  # one fact, not a sentence
-            "depends_on": {"type": "array", "items": {"type": "string", "pattern": "^q[0-9]{1,2}$"}, "maxItems": max(0, max_hops - 1)},
-        }
-    )
+    """A main question, its answer and `min_hops`..`max_hops` sub-questions, positionally typed.
+
+    Sub-question i is `q<i>` and may depend only on `q1`..`q<i-1>`: a trace the engine lets
+    through has unique ids, no self, unknown or forward dependencies and so no cycle; what
+    a small model can still get wrong is the content (a repeated question, an unused answer).
+    """
+
+    def sub(i: int) -> dict[str, Any]:
+        earlier = [f"q{j}" for j in range(1, i)]
+        depends = {"type": "array", "items": {"enum": earlier}, "maxItems": len(earlier)} if earlier else {"type": "array", "maxItems": 0}
+        return _object(
+            {
+                "id": {"const": f"q{i}"},
+                "question": _TEXT,
+                "answer": {"type": "string", "minLength": 1, "maxLength": 80},  # one fact, not a sentence
+                "depends_on": depends,
+            }
+        )
+
     return _object(
         {
             "main_question": _TEXT,
             "final_answer": {"type": "string", "minLength": 1, "maxLength": 200},
-            "sub_questions": {"type": "array", "items": sub, "minItems": min_hops, "maxItems": max_hops},
+            "sub_questions": {
+                "type": "array", "prefixItems": [sub(i) for i in range(1, max_hops + 1)], "items": False,
+                "minItems": min_hops, "maxItems": max_hops,
+            },
         }
     )
 
 
 def necessity_schema(ids: list[str]) -> dict[str, Any]:
-    """One item per sub-question id (ids drawn from `ids`, as many items as ids)."""
-    item = _object({"id": {"enum": list(ids)}, "needs_tool": {"type": "boolean"}, "reason": _SHORT})
-    return _object({"items": {"type": "array", "items": item, "minItems": len(ids), "maxItems": len(ids), "uniqueItems": True}})
+    """One item per sub-question id, in the order of `ids` (each id exactly once)."""
+    items = [_object({"id": {"const": i}, "needs_tool": {"type": "boolean"}, "reason": _SHORT}) for i in ids]
+    return _object({"items": {"type": "array", "prefixItems": items, "items": False, "minItems": len(ids), "maxItems": len(ids)}})
 
 
 CHECK_SCHEMA: dict[str, Any] = _object({"score": {"type": "number", "minimum": 0, "maximum": 1}, "reason": _SHORT})

@@ -19,6 +19,8 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
+from agent_sdk import cache_dir
+
 from synth.core import (
     InputError,
     JsonlStore,
@@ -228,9 +230,10 @@ async def synthesize_envs(
         run = _Run(out, metered, judge, sb, auditor, config, selected)
 
         async def load_auditor() -> None:
-            # embedding the benchmarks takes minutes on a CPU: overlap it with the first LLM stages
+            # embedding the benchmarks takes minutes on a CPU: overlap it with the first LLM stages, and
+            # keep the vectors in the machine-wide cache (keyed by content) so the next run reuses them
             files = config.benchmark_files if config.benchmark_files is not None else default_benchmark_files()
-            run.auditor = await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=out / "cache")
+            run.auditor = await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=cache_dir() / "embeddings")
             run.auditor_ready.set()
 
         decomposed, audited = run.stages["decompose"], run.stages["leak_audit"]

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 import uvicorn
 from starlette.applications import Starlette
@@ -265,3 +266,37 @@ def test_retry_policy_backoff_grows_and_honours_retry_after():
     assert [policy.backoff(a) for a in (1, 2, 3, 4)] == [1, 2, 4, 5]
     assert policy.backoff(1, retry_after=3) == 3 and policy.backoff(1, retry_after=60) == 5
     assert json.loads(RetryPolicy().model_dump_json())["max_attempts"] == 5
+
+
+UNENFORCEABLE = {
+    "type": "object",
+    "properties": {
+        "ids": {"type": "array", "items": {"enum": ["q1", "q2"]}, "uniqueItems": True, "contains": {"const": "q1"}},
+        "n": {"type": "integer", "multipleOf": 2},
+        "both": {"allOf": [{"type": "string"}, {"maxLength": 3}]},
+    },
+    "required": ["ids"],
+    "minProperties": 1,
+}
+
+
+async def test_only_the_enforceable_part_of_a_schema_is_sent(monkeypatch):
+    # xgrammar (vLLM's default engine) refuses the whole request over one of these keywords,
+    # and the unconstrained fallback invites a small model to copy the schema.
+    monkeypatch.delenv("ASTRA_LLM_STRUCTURED_OUTPUT", raising=False)
+    async with llm_server(lambda body, n: _completion('{"ids": ["q1"]}')) as (base_url, bodies):
+        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+            await model.complete([ChatMessage(role="user", content="x")], settings=SamplingSettings(output_schema=UNENFORCEABLE))
+    sent = bodies[0]["structured_outputs"]["json"]
+    assert sent == {
+        "type": "object",
+        "properties": {"ids": {"type": "array", "items": {"enum": ["q1", "q2"]}}, "n": {"type": "integer"}, "both": {"type": "string", "maxLength": 3}},
+        "required": ["ids"],
+    }
+    # weaker, never stronger: what the full schema admits, the sent one admits too
+    for value in ({"ids": ["q1"]}, {"ids": ["q1", "q2"], "n": 4, "both": "abc"}):
+        jsonschema.validate(value, UNENFORCEABLE)
+        jsonschema.validate(value, sent)
+    jsonschema.validate({"ids": ["q2", "q2"]}, sent)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"ids": ["q2", "q2"]}, UNENFORCEABLE)

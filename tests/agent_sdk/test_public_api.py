@@ -11,7 +11,7 @@ CORE = {
     "ToolboxError", "Trajectory", "Usage", "UserError", "parse_arguments", "parse_tool_calls", "read_openai_jsonl",
     "read_sft_parquet", "read_trajectories_jsonl", "server_from_target", "sft_record", "write_openai_jsonl",
     "write_sft_parquet", "write_trajectories_jsonl",
-    "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "embedded_model_dir", "find_vllm_python",
+    "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "cache_dir", "embedded_model_dir", "find_vllm_python",
     "is_local_target", "model_from_target", "serve_model",
 }  # fmt: skip
 

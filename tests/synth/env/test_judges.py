@@ -90,6 +90,13 @@ def test_per_call_schemas_take_their_shape_from_the_input():
     jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub, {**sub, "id": "q2"}]}, decomposition)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub]}, decomposition)
+    # positional ids, dependencies on earlier sub-questions only: no self, unknown or forward edges
+    later = {"id": "q2", "question": "Its mayor?", "answer": "Anne", "depends_on": ["q1"]}
+    jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub, later]}, decomposition)
+    for bad in ([sub, {**later, "depends_on": ["q2"]}], [{**sub, "depends_on": ["q2"]}, later], [sub, {**later, "id": "q1"}],
+                [sub, {**later, "depends_on": ["q7"]}]):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": bad}, decomposition)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"score": 1.5, "reason": "too good"}, _schemas.CHECK_SCHEMA)
     groups = _schemas.groups_schema(["q1", "q2"])

@@ -31,7 +31,7 @@ from synth.core.store import (
     record_id,
     rejections_store,
 )
-from synth.core.structured import ReasonCode, StructuredResult, ask_structured, extract_json, format_validation_error
+from synth.core.structured import ReasonCode, StructuredResult, ask_structured, enforces_schema, extract_json, format_validation_error
 
 __all__ = [
     "COPIED_EXAMPLE",
@@ -55,6 +55,7 @@ __all__ = [
     "StructuredResult",
     "ask_structured",
     "cache_key",
+    "enforces_schema",
     "extract_json",
     "format_validation_error",
     "map_ordered",

@@ -22,7 +22,7 @@ from agent_sdk import ChatMessage, ContextOverflowError, ModelHTTPError, Samplin
 from synth.core.cache import LLMCache
 from synth.core.llm import MeteredModel
 
-__all__ = ["ReasonCode", "StructuredResult", "ask_structured", "extract_json", "format_validation_error"]
+__all__ = ["ReasonCode", "StructuredResult", "ask_structured", "enforces_schema", "extract_json", "format_validation_error"]
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -61,6 +61,11 @@ class StructuredResult(Generic[T]):
     def ok(self) -> bool:
         """Whether a valid value was obtained."""
         return self.value is not None
+
+
+def enforces_schema(model: Any) -> bool:
+    """Whether `model`'s engine enforces output schemas (then prompts need no format example)."""
+    return bool(getattr(model, "supports_output_schema", False))
 
 
 def extract_json(text: str) -> Any:
@@ -168,7 +173,7 @@ async def ask_structured(
     if cache is not None and not (isinstance(model, MeteredModel) and model.cache is not None):
         model = MeteredModel(model, cache=cache)
     json_schema = schema if schema is not None else output_type.model_json_schema()
-    enforced = bool(getattr(model, "supports_output_schema", False))
+    enforced = enforces_schema(model)
     base = list(messages)
 
     def prompt() -> list[ChatMessage]:

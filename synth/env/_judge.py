@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_servers import answer_in_output, normalize_answer
-from synth.core import ReplyCheck, ask_structured
+from synth.core import ReplyCheck, ask_structured, enforces_schema
 from synth.env import _schemas, prompts
 from synth.env.config import SynthConfig
 from synth.env.records import CheckName, Decomposition, Failure, Judgement, Necessity, Sample, Scenario, Seed, SubQuestion
@@ -91,11 +91,6 @@ def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
     return ("parallel_multi_hop" if has_parallel else "multi_hop"), marked
 
 
-def enforces_schema(model: Any) -> bool:
-    """Whether `model`'s engine enforces the output schema (then prompts need no format example)."""
-    return bool(getattr(model, "supports_output_schema", False))
-
-
 async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:
     """Stage 1: the sample's main question, final answer and trace of sub-questions."""
     # copies are detected even when the example is not shown: a cached or echoed format still is no sample
@@ -126,7 +121,7 @@ async def necessity(model: Any, sample: Sample, config: SynthConfig) -> Sample |
     example = prompts.necessity_example(ids)
     check = ReplyCheck(example, check=problem)
     result = await ask_structured(
-        model, prompts.necessity(sample, example), Necessity, retries=config.retries, settings=config.sampling,
+        model, prompts.necessity(sample, None if enforces_schema(model) else example), Necessity, retries=config.retries, settings=config.sampling,
         check=check, schema=_schemas.necessity_schema(ids),
     )
     if result.value is None:
@@ -147,7 +142,7 @@ async def run_checks(model: Any, sample: Sample, config: SynthConfig) -> Sample 
     for name in CHECKS:
         check = ReplyCheck(prompts.CHECK_EXAMPLE)
         result = await ask_structured(
-            model, prompts.check(sample, name), Judgement, retries=config.retries, settings=config.sampling,
+            model, prompts.check(sample, name, show_example=not enforces_schema(model)), Judgement, retries=config.retries, settings=config.sampling,
             check=check, schema=_schemas.CHECK_SCHEMA,
         )
         if result.value is None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from synth.core import ReplyCheck, ask_structured
+from synth.core import ReplyCheck, ask_structured, enforces_schema
 from synth.env import _schemas, prompts
 from synth.env._tools import Member, doc_problem, sources_of, write_code
 from synth.env.config import SynthConfig
@@ -67,7 +67,7 @@ async def _merge_group(model: Any, sandbox: Any, sample: Sample, ids: list[str],
     example = prompts.merged_doc_example(ids)
     check = ReplyCheck(example, check=problem)
     reply = await ask_structured(
-        model, prompts.merged_doc(sample, members, docs, example), MergedDoc, retries=config.retries, settings=config.sampling,
+        model, prompts.merged_doc(sample, members, docs, None if enforces_schema(model) else example), MergedDoc, retries=config.retries, settings=config.sampling,
         check=check, schema=_schemas.merged_doc_schema(ids),
     )
     if reply.value is None:
@@ -95,7 +95,7 @@ async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthCon
     example = prompts.groups_example()
     check = ReplyCheck(example, check=lambda g: _groups_problem(g, single))
     reply = await ask_structured(
-        model, prompts.merge_groups(sample, listing, example), Groups, retries=config.retries, settings=config.sampling,
+        model, prompts.merge_groups(sample, listing, None if enforces_schema(model) else example), Groups, retries=config.retries, settings=config.sampling,
         check=check, schema=_schemas.groups_schema(list(single)),
     )
     if reply.value is None:

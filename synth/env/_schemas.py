@@ -68,12 +68,13 @@ def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
 
 def necessity_schema(ids: list[str]) -> dict[str, Any]:
     """One item per sub-question id, in the order of `ids` (each id exactly once)."""
-    items = [_object({"id": {"const": i}, "needs_tool": {"type": "boolean"}, "reason": _SHORT}) for i in ids]
+    # the reason comes first, so a constrained model decides after it has said why
+    items = [_object({"id": {"const": i}, "reason": _SHORT, "needs_tool": {"type": "boolean"}}) for i in ids]
     return _object({"items": {"type": "array", "prefixItems": items, "items": False, "minItems": len(ids), "maxItems": len(ids)}})
 
 
-CHECK_SCHEMA: dict[str, Any] = _object({"score": {"type": "number", "minimum": 0, "maximum": 1}, "reason": _SHORT})
-"""A check's verdict: a score in [0, 1] and one reason."""
+CHECK_SCHEMA: dict[str, Any] = _object({"reason": _SHORT, "score": {"enum": [0, 0.5, 1]}})
+"""A check's verdict: its reason first, then violated (0), partly met (0.5) or met (1)."""
 
 
 def groups_schema(ids: list[str]) -> dict[str, Any]:

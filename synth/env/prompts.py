@@ -81,14 +81,23 @@ def necessity_example(ids: list[str]) -> PromptExample:
     return PromptExample({"items": [{"id": i, "needs_tool": False, "reason": "<why>"} for i in ids]})
 
 
-def necessity(sample: Sample, example: PromptExample) -> list[ChatMessage]:
+def _format(example: PromptExample | None, how: str) -> str:
+    """The format section: the example when the engine does not enforce the schema, else nothing.
+
+    An enforced schema needs no example, and a small model anchors on one: shown failing
+    values (`needs_tool: false`, `score: 0.0`) became its answers whatever its reason said.
+    """
+    return f"\nFormat ({how}):\n{example.text}" if example is not None else ""
+
+
+def necessity(sample: Sample, example: PromptExample | None) -> list[ChatMessage]:
     """Decide per sub-question whether answering it needs a tool call."""
     return _messages(
         f"{trace_lines(sample)}\n\n"
         "For every sub-question decide whether answering it needs a tool call (an API, a database, a live service): "
         "needs_tool true. It is false only when the answer follows from the other answers or from common knowledge. "
-        f"Give one item per id ({', '.join(q.id for q in sample.sub_questions)}) with a short reason.\n"
-        f"Format (replace <why>):\n{example.text}"
+        f"Give one item per id ({', '.join(q.id for q in sample.sub_questions)}): first a short reason, then needs_tool."
+        + _format(example, "replace <why>")
     )
 
 
@@ -99,16 +108,17 @@ CHECK_CRITERIA: dict[CheckName, str] = {
     "completeness": "Completeness: the sub-questions cover everything the main question needs, and the final answer follows from their answers.",
 }
 
-CHECK_EXAMPLE = PromptExample({"score": 0.0, "reason": "<one sentence>"})
+CHECK_EXAMPLE = PromptExample({"reason": "<one sentence>", "score": 0.0})
 """The check format: the score shown fails every threshold."""
 
 
-def check(sample: Sample, name: CheckName) -> list[ChatMessage]:
-    """One of the four quality checks, judged as a score in [0, 1] with a reason."""
+def check(sample: Sample, name: CheckName, *, show_example: bool = True) -> list[ChatMessage]:
+    """One of the four quality checks, judged as a reason, then a score of 0, 0.5 or 1."""
     return _messages(
         f"{trace_lines(sample)}\n\nJudge this criterion only.\n{CHECK_CRITERIA[name]}\n\n"
-        "score: 0 when clearly violated, 1 when fully met, in between when partly met. reason: one sentence.\n"
-        f"Format (replace the values):\n{CHECK_EXAMPLE.text}"
+        "reason: one sentence on whether the criterion holds. Then score: 1 when it is fully met, 0.5 when partly met, "
+        "0 when clearly violated."
+        + _format(CHECK_EXAMPLE if show_example else None, "replace the values")
     )
 
 
@@ -135,7 +145,7 @@ DOC_EXAMPLE = PromptExample(
 """The tool-document format: placeholders only."""
 
 
-def tool_doc(sample: Sample, sub: SubQuestion) -> list[ChatMessage]:
+def tool_doc(sample: Sample, sub: SubQuestion, *, show_example: bool = True) -> list[ChatMessage]:
     """Design a reusable tool for one sub-question, plus the call that answers it."""
     return _messages(
         f"{_context(sample, sub)}\n\n"
@@ -144,8 +154,8 @@ def tool_doc(sample: Sample, sub: SubQuestion) -> list[ChatMessage]:
         "- description: what it does in general (never this question's values or its answer);\n"
         "- parameters: a JSON Schema object.\n"
         "golden_arguments: the call that answers this sub-question; every value is copied from the sub-question "
-        "or from its dependencies' answers.\n"
-        f"Format (replace every <...> and the name):\n{DOC_EXAMPLE.text}"
+        "or from its dependencies' answers."
+        + _format(DOC_EXAMPLE if show_example else None, "replace every <...> and the name")
     )
 
 
@@ -180,15 +190,15 @@ def groups_example() -> PromptExample:
     return PromptExample({"groups": [{"ids": ["<id>", "<id>"], "intent": "<the shared kind of lookup>"}]})
 
 
-def merge_groups(sample: Sample, tools: list[tuple[str, ToolDoc | dict[str, Any]]], example: PromptExample) -> list[ChatMessage]:
+def merge_groups(sample: Sample, tools: list[tuple[str, ToolDoc | dict[str, Any]]], example: PromptExample | None) -> list[ChatMessage]:
     """Find sub-questions whose tools share one intent."""
     listing = "\n".join(f"- {sid}: {_tool_line(doc)}" for sid, doc in tools)
     return _messages(
         f"Main question: {sample.question}\nTools designed per sub-question:\n{listing}\n\n"
         "Group the sub-questions whose tools have the same intent (the same kind of lookup on different inputs), "
         "so that one tool can serve them all. Leave tools with different intents out. "
-        f"Use only these ids: {', '.join(sid for sid, _ in tools)}.\n"
-        f'Format (replace every <...>):\n{example.text}\nReply {{"groups": []}} when no tools share an intent.'
+        f"Use only these ids: {', '.join(sid for sid, _ in tools)}. Reply with no groups when no tools share an intent."
+        + _format(example, "replace every <...>")
     )
 
 
@@ -213,13 +223,13 @@ def merged_doc_example(ids: list[str]) -> PromptExample:
     )
 
 
-def merged_doc(sample: Sample, members: list[SubQuestion], docs: list[dict[str, Any]], example: PromptExample) -> list[ChatMessage]:
+def merged_doc(sample: Sample, members: list[SubQuestion], docs: list[dict[str, Any]], example: PromptExample | None) -> list[ChatMessage]:
     """One tool document covering every member, with a golden call per member."""
     contexts = "\n\n".join(_context(sample, m) for m in members)
     listing = "\n".join(f"- {_tool_line(d)}" for d in docs)
     return _messages(
         f"{contexts}\n\nTools designed so far:\n{listing}\n\n"
         "These sub-questions share one intent. Design ONE reusable tool that answers all of them, and give the golden "
-        "call arguments for each sub-question id (values copied from that sub-question or its dependencies' answers).\n"
-        f"Format (replace every <...> and the name):\n{example.text}"
+        "call arguments for each sub-question id (values copied from that sub-question or its dependencies' answers)."
+        + _format(example, "replace every <...> and the name")
     )

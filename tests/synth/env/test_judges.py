@@ -13,6 +13,7 @@ from scripted import ScriptedModel
 from synth.env import SynthConfig, load_seeds, render_report, synthesize_envs
 from synth.env import _schemas, prompts
 from synth.env._seeds import chunk_text, estimate_tokens
+from synth.env.records import Sample, SubQuestion
 
 ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
 
@@ -68,6 +69,21 @@ def test_prompts_show_no_passing_values(tmp_path):
     (seed,) = seeds_of(tmp_path, [ROW])
     assert prompts.DECOMPOSE_EXAMPLE.text in prompts.decompose(seed)[1].content
     assert "Format" not in prompts.decompose(seed, show_example=False)[1].content, "an enforced schema needs no format example"
+
+
+def test_enforced_judges_see_no_example_to_anchor_on(tmp_path):
+    # shown `needs_tool: false` / `score: 0.0`, the embedded model answered with them whatever its reason said
+    (seed,) = seeds_of(tmp_path, [ROW])
+    sample = Sample(id="s", seed=seed, question="Q?", answer="A", scenario="single_hop",
+                    sub_questions=[SubQuestion(id="q1", question="Which city?", answer="Paris")])
+    example = prompts.necessity_example(["q1"])
+    assert example.text in prompts.necessity(sample, example)[1].content
+    assert "Format" not in prompts.necessity(sample, None)[1].content
+    assert "Format" not in prompts.check(sample, "atomicity", show_example=False)[1].content
+    # reason first: a constrained model decides after it has said why
+    assert list(_schemas.CHECK_SCHEMA["properties"]) == ["reason", "score"]
+    item = _schemas.necessity_schema(["q1"])["properties"]["items"]["prefixItems"][0]
+    assert list(item["properties"]) == ["id", "reason", "needs_tool"]
 
 
 def seeds_of(tmp_path, rows, **cfg):

@@ -10,11 +10,31 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CHECK_SCHEMA", "DOC_SCHEMA", "TOOL_SCHEMA", "decomposition_schema", "groups_schema", "merged_doc_schema", "necessity_schema"]
+__all__ = ["CHECK_SCHEMA", "DOC_SCHEMA", "TOOL_SCHEMA", "arguments_schema", "decomposition_schema", "groups_schema", "merged_doc_schema", "necessity_schema"]
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 400}
 _SHORT = {"type": "string", "minLength": 1, "maxLength": 200}
-_PARAMETERS = {"type": "object", "properties": {"type": {"const": "object"}, "properties": {"type": "object"}, "required": {"type": "array", "items": {"type": "string"}}}, "required": ["type", "properties"]}
+_PARAMETER = {
+    "type": "object",
+    "properties": {
+        "type": {"enum": ["string", "integer", "number", "boolean"]},
+        "description": _SHORT,
+        "enum": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 60}, "minItems": 2, "maxItems": 8},
+    },
+    "required": ["type", "description"],
+    "additionalProperties": False,
+}
+_PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "type": {"const": "object"},
+        # each parameter is itself a small schema: a model left free here wrote `"date": "string"`
+        "properties": {"type": "object", "propertyNames": {"pattern": "^[a-z][a-z0-9_]{0,39}$"}, "additionalProperties": _PARAMETER},
+        "required": {"type": "array", "items": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$"}, "maxItems": 8},
+    },
+    "required": ["type", "properties", "required"],
+    "additionalProperties": False,
+}
 _ARGUMENTS = {"type": "object"}
 TOOL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -88,8 +108,27 @@ def groups_schema(ids: list[str]) -> dict[str, Any]:
     return _object({"groups": {"type": "array", "items": group, "maxItems": max(0, len(ids) // 2)}})
 
 
-DOC_SCHEMA: dict[str, Any] = _object({"tool": TOOL_SCHEMA, "golden_arguments": _ARGUMENTS})
-"""A tool document and the golden call of its sub-question (both required)."""
+DOC_SCHEMA: dict[str, Any] = _object({"tool": TOOL_SCHEMA})
+"""A tool document (its golden call is asked for next, with `arguments_schema`)."""
+
+
+def arguments_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of one call to a tool with these `parameters`: exactly its properties, its required ones required.
+
+    Asked for apart from the tool document, because a model that writes both at once filled
+    the arguments with schema fragments (`{"type": "string"}`).
+    """
+    properties: dict[str, Any] = {}
+    for name, spec in (parameters.get("properties") or {}).items():
+        spec = spec if isinstance(spec, dict) else {}
+        if isinstance(spec.get("enum"), list) and spec["enum"]:
+            properties[name] = {"enum": spec["enum"]}
+        elif spec.get("type") in ("integer", "number", "boolean"):
+            properties[name] = {"type": spec["type"]}
+        else:
+            properties[name] = {"type": "string", "minLength": 1, "maxLength": 120}
+    required = [r for r in parameters.get("required") or [] if r in properties]
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
 def merged_doc_schema(ids: list[str]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import jsonschema
 from jsonschema.validators import validator_for
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_sdk import ChatMessage
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
@@ -36,10 +36,15 @@ _ERROR_KINDS = {
 
 
 class DocReply(BaseModel):
-    """A tool document plus the golden call of the sub-question it was designed for."""
+    """A tool document designed for one sub-question."""
 
     tool: ToolDoc
-    golden_arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ArgumentsReply(BaseModel):
+    """The arguments of the golden call (validated against the tool's parameters by `arguments_problem`)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class CodeReply(BaseModel):
@@ -72,18 +77,23 @@ def _string_leaves(value: Any) -> list[str]:
     return []
 
 
-def doc_problem(doc: ToolDoc, arguments: dict[str, Any], sources: str, answer: str) -> str | None:
-    """Why a tool document and its golden call are unusable (None when fine)."""
+def doc_problem(doc: ToolDoc, answer: str) -> str | None:
+    """Why a tool document is unusable (None when fine)."""
     try:
         ToolSpec(name=doc.name, description=doc.description, input_schema=doc.parameters)
     except ValidationError as exc:
         return f"invalid tool document: {format_validation_error(exc)}"
-    error = jsonschema.exceptions.best_match(validator_for(doc.parameters)(doc.parameters).iter_errors(arguments))
-    if error is not None:
-        return f"the golden arguments do not validate against the parameters: {error.message}"
     shown = doc.description + " " + json.dumps(doc.parameters, ensure_ascii=False)
     if len(normalize_answer(answer)) >= 3 and answer_in_output(answer, shown):
         return "the tool document reveals the answer; describe the tool in general terms"
+    return None
+
+
+def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], sources: str) -> str | None:
+    """Why a golden call's arguments are unusable for `doc` (None when fine)."""
+    error = jsonschema.exceptions.best_match(validator_for(doc.parameters)(doc.parameters).iter_errors(arguments))
+    if error is not None:
+        return f"the golden arguments do not validate against the parameters: {error.message}"
     for value in _string_leaves(arguments):
         if normalize_answer(value) and not answer_in_output(value, sources):
             return f"golden argument value {value!r} does not appear in the sub-question or its dependencies' answers"
@@ -219,19 +229,27 @@ async def write_code(
 async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQuestion, config: SynthConfig) -> SynthTool | Failure:
     """Document, scale, call and implement one sub-question's tool."""
     sources = sources_of(sample, sub)
-    check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, r.golden_arguments, sources, sub.answer))
+    check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer))
     doc_reply = await ask_structured(
-        model, prompts.tool_doc(sample, sub, show_example=not enforces_schema(model)), DocReply, retries=config.retries, settings=config.sampling, check=check,
-        schema=_schemas.DOC_SCHEMA,
+        model, prompts.tool_doc(sample, sub, show_example=not enforces_schema(model)), DocReply, retries=config.retries,
+        settings=config.sampling, check=check, schema=_schemas.DOC_SCHEMA,
     )
     if doc_reply.value is None:
         return Failure(reason=f"tool_doc_{check.reason(doc_reply)}", detail=f"{sub.id}: {doc_reply.detail}")
-    doc, arguments = doc_reply.value.tool, doc_reply.value.golden_arguments
+    doc = doc_reply.value.tool
+    args_reply = await ask_structured(
+        model, prompts.golden_arguments(sample, sub, doc), ArgumentsReply, retries=config.retries, settings=config.sampling,
+        check=lambda r: arguments_problem(doc, r.model_dump(), sources), schema=_schemas.arguments_schema(doc.parameters),
+    )
+    if args_reply.value is None:
+        return Failure(reason=f"golden_call_{args_reply.reason_code}", detail=f"{sub.id}: {args_reply.detail}")
+    arguments = args_reply.value.model_dump()
     scaled = False
     if config.scale_complexity:
         bigger = await ask_structured(
             model, prompts.scale_doc(doc), ToolDoc, retries=config.retries, settings=config.sampling,
-            check=lambda d: compatible(doc, d) or doc_problem(d, arguments, sources, sub.answer), schema=_schemas.TOOL_SCHEMA,
+            check=lambda d: compatible(doc, d) or doc_problem(d, sub.answer) or arguments_problem(d, arguments, sources),
+            schema=_schemas.TOOL_SCHEMA,
         )
         if bigger.value is not None:
             doc, scaled = bigger.value, True

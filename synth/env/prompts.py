@@ -138,24 +138,30 @@ DOC_EXAMPLE = PromptExample(
             "description": "<what the tool does, in general words>",
             "parameters": {"type": "object", "properties": {"<param>": {"type": "string", "description": "<meaning>"}}, "required": ["<param>"]},
         },
-        "golden_arguments": {"<param>": "<value from the sub-question>"},
     },
-    markers=["your_tool_name", "<what the tool does, in general words>", "<meaning>", "<value from the sub-question>"],
+    markers=["your_tool_name", "<what the tool does, in general words>", "<meaning>"],
 )
 """The tool-document format: placeholders only."""
 
 
 def tool_doc(sample: Sample, sub: SubQuestion, *, show_example: bool = True) -> list[ChatMessage]:
-    """Design a reusable tool for one sub-question, plus the call that answers it."""
+    """Design a reusable tool for one sub-question (its call is asked for next, `golden_arguments`)."""
     return _messages(
         f"{_context(sample, sub)}\n\n"
         "Design one reusable API tool an agent would call to answer this sub-question:\n"
-        "- name: snake_case;\n"
+        "- name: what the tool does, as a snake_case verb phrase (get_..., search_..., find_..., convert_...);\n"
         "- description: what it does in general (never this question's values or its answer);\n"
-        "- parameters: a JSON Schema object.\n"
-        "golden_arguments: the call that answers this sub-question; every value is copied from the sub-question "
-        "or from its dependencies' answers."
+        "- parameters: the inputs the call needs (names in snake_case, each with a type and a description)."
         + _format(DOC_EXAMPLE if show_example else None, "replace every <...> and the name")
+    )
+
+
+def golden_arguments(sample: Sample, sub: SubQuestion, doc: ToolDoc) -> list[ChatMessage]:
+    """The arguments of the call to `doc` that answers `sub` (the reply's schema is `doc`'s parameters)."""
+    return _messages(
+        f"{_context(sample, sub)}\n\nTool: {_tool_line(doc)}\nParameters: {json.dumps(doc.parameters, ensure_ascii=False)}\n\n"
+        f"Write the arguments of the call to {doc.name} that answers sub-question {sub.id}. Copy every value from the "
+        "sub-question or from its dependencies' answers."
     )
 
 

@@ -99,6 +99,8 @@ class Script:
             return "check", re.search(r"Judge this criterion only.\n(\w+)", first).group(1).lower()
         if "Design one reusable API tool" in first:
             return "doc", re.search(r"Sub-question \((\w+)\)", first).group(1)
+        if "Write the arguments of the call to" in first:
+            return "args", re.search(r"answers sub-question (\w+)\.", first).group(1)
         if "Make this tool more realistic" in first:
             return "scale", json.loads(first.split("Tool document:\n", 1)[1].split("\n\n", 1)[0])["name"]
         if "Implement this tool in Python" in first:
@@ -121,6 +123,9 @@ class Script:
             return self.judge[key] if isinstance(self.judge, dict) else self.judge
         if stage == "doc":
             return self.docs[key]
+        if stage == "args":
+            # the golden call is asked for after the document: replay the one written beside it
+            return json.dumps(json.loads(self.docs[key])["golden_arguments"], ensure_ascii=False)
         if stage == "scale":
             if self.scale is not None:
                 return self.scale.get(key, "no") if isinstance(self.scale, dict) else self.scale

@@ -120,7 +120,7 @@ def test_per_call_schemas_take_their_shape_from_the_input():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"groups": [{"ids": ["q1", "q9"], "intent": "weather"}]}, groups)
     merged = _schemas.merged_doc_schema(["q1", "q2"])
-    tool = {"name": "t", "description": "d", "parameters": {"type": "object", "properties": {}}}
+    tool = {"name": "t", "description": "d", "parameters": {"type": "object", "properties": {}, "required": []}}
     jsonschema.validate({"tool": tool, "golden_calls": {"q1": {}, "q2": {}}}, merged)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"tool": tool, "golden_calls": {"q1": {}}}, merged)
@@ -137,7 +137,8 @@ async def test_the_judge_model_serves_the_judging_stages_only(tmp_path, sandbox)
     tokens = result.stats.tokens_by_stage_last_run
     assert set(tokens) == {"decompose", "necessity", "checks", "tools", "merge"} and tokens["checks"].requests == 4
     assert result.stats.max_prompt_tokens == max(t.max_prompt_tokens for t in tokens.values()) > 0
-    assert result.stats.llm_last_run.calls == len(judge.requests) + 1 + 2 * 3 + 1
+    # decompose, then per tool: document, golden arguments, scaling, code; then the merge grouping
+    assert result.stats.llm_last_run.calls == len(judge.requests) + 1 + 2 * 4 + 1
 
 
 def test_long_corpora_are_chunked_into_several_seeds(tmp_path):

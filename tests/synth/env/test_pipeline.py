@@ -55,7 +55,7 @@ async def test_clean_multi_hop_end_to_end_served_over_mcp(tmp_path, sandbox, aud
     assert "18°C" in weather.content[0].text
     stats = json.loads((tmp_path / "out" / "stats.json").read_text())
     assert stats["outputs"] == 1 and stats["funnel"][-1] == {"stage": "assemble", "seen": 1, "accepted": 1, "rejected": 0, "reasons": {}}
-    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + 4 + 2 * 3 + 1
+    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + 4 + 2 * 4 + 1
     assert "609 benchmark questions" in stats["extra"]["leak_audit"]
 
 

@@ -40,6 +40,9 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2) from exc
 
 
+_MODEL_HELP = "'embedded' (the default: Qwen2.5-Coder-0.5B-Instruct, as `astra demo` uses), a model directory or a .gguf."
+
+
 @rl_app.command("prepare")
 def prepare(
     envs_dir: Path = typer.Argument(..., help="Directory of environments (*/env.json)."),
@@ -52,21 +55,37 @@ def prepare(
     embedding_cache: Optional[Path] = typer.Option(None, help="Directory caching embeddings by document hash."),
     device: Optional[str] = typer.Option(None, help="Embedding device (cpu, cuda)."),
     tool_docs: Optional[Path] = typer.Option(None, help="Ingested tool docs (servers JSONL) widening the similarity pool."),
+    model: str = typer.Option("embedded", help="The policy whose tokenizer and chat template measure each prompt. " + _MODEL_HELP),
+    preset: str = typer.Option("astra", help="Recipe preset whose max_prompt_length rows must fit (astra: 25,600; cpu-small: 4,096)."),
+    max_prompt_length: Optional[int] = typer.Option(None, help="Prompt token limit (overrides the preset's)."),
 ) -> None:
-    """Build RL datasets (with distractors) from verified environments."""
+    """Build RL datasets (with distractors) from verified environments; rows whose prompt does not fit are rejected."""
     from rl._embedding import Embedder
+    from rl.datasets import PromptLimit
     from rl.datasets import prepare as run
     from rl.distractors import DistractorConfig
     from rl.exceptions import RlError
+    from rl.presets import get_preset
 
     try:
+        limit = PromptLimit(
+            tokenizer=model,
+            max_prompt_length=max_prompt_length or get_preset(preset).grpo.max_prompt_length,
+        )
         report = run(
             envs_dir, out, val_fraction=val_fraction, seed=seed,
             distractors=DistractorConfig(mode=distractors.value, per_band=per_band, seed=seed),
             embedder=Embedder(embedding_model, cache_dir=embedding_cache, device=device), tool_docs=tool_docs,
+            prompt_limit=limit,
         )
     except RlError as exc:
         _fail(exc)
+    if report.rejected:
+        typer.echo(
+            f"rejected {report.rejected.get('prompt_too_long', 0)} rows whose prompt exceeds "
+            f"{report.max_prompt_length} tokens with its tools (see {out / 'rejected.jsonl'})",
+            err=True,
+        )
     typer.echo(report.model_dump_json(indent=2))
 
 
@@ -74,7 +93,6 @@ _PRESET_HELP = (
     "Recipe preset: astra (ASTRA's recipe) or cpu-small (a 2-core CPU). Default: astra for veRL; for TRL "
     "cpu-small on a CPU, astra on a GPU. Explicit flags override the preset."
 )
-_MODEL_HELP = "'embedded' (the default: Qwen2.5-Coder-0.5B-Instruct, as `astra demo` uses), a model directory or a .gguf."
 
 
 @rl_app.command("train")
@@ -84,7 +102,7 @@ def train(
     envs: Path = typer.Option(..., help="The environments directory the data was prepared from."),
     out: Path = typer.Option(Path("runs/grpo"), help="Output directory (checkpoints, metrics.jsonl, reward_curve.png)."),
     preset: Optional[str] = typer.Option(None, help=_PRESET_HELP),
-    model: str = typer.Option("embedded", help=_MODEL_HELP),
+    model: str = typer.Option("embedded", help=_MODEL_HELP + " veRL loads a directory only (no .gguf)."),
     max_steps: Optional[int] = typer.Option(None, help="TRL: optimizer steps (preset; astra: one epoch)."),
     prompts_per_step: Optional[int] = typer.Option(None, help="TRL: prompts per step (same as --batch-size)."),
     group_size: Optional[int] = typer.Option(None, help="Rollouts per prompt (GRPO group)."),
@@ -132,14 +150,17 @@ def train(
         from rl.verl._config import VerlRecipe, require_gpu
         from rl.verl._launch import launch_verl, print_command
 
-        gpus = n_gpus or (1 if dry_run else require_gpu())
+        # in order: a model veRL cannot load, then a missing GPU, then building the embedded model
         recipe = VerlRecipe.from_preset(
-            recipe_preset, model_path=resolve_model(model), train_files=str(data / "train.parquet"),
-            val_files=str(data / "val.parquet"), arena_url="http://127.0.0.1:0", n_gpus_per_node=gpus, nnodes=nnodes,
-            rollout_engine=rollout_engine, batch_size=batch_size or prompts_per_step,
+            recipe_preset, model_path=model, train_files=str(data / "train.parquet"),
+            val_files=str(data / "val.parquet"), arena_url="http://127.0.0.1:0", n_gpus_per_node=n_gpus or 1,
+            nnodes=nnodes, rollout_engine=rollout_engine, batch_size=batch_size or prompts_per_step,
             max_response_length=max_completion_length, output_dir=str(out / "checkpoints"),
             extra_overrides=list(override), **common,
         )
+        if not (n_gpus or dry_run):
+            recipe = recipe.model_copy(update={"n_gpus_per_node": require_gpu()})
+        recipe = recipe.model_copy(update={"model_path": resolve_model(model)})
         if dry_run:
             typer.echo(print_command(recipe, out))
             return

@@ -5,13 +5,21 @@ Each row is one environment's task. veRL rows carry `prompt` (chat messages), `d
 the F1 reward scores against) and `extra_info` (env id and distractor refs). Every per-row
 structure whose keys vary (the spec, the distractor list) is stored as a JSON string: parquet
 merges differing dict keys into one struct, and veRL would then read `None` for missing keys.
+
+Prompt length: a rollout's prompt is the chat template rendered with the session's tools (the
+environment's plus its distractors), so many distractor schemas can push it past the
+trainer's `max_prompt_length`, and veRL would left-truncate it without a word (cutting off
+the system prompt and tool schemas). Given a `PromptLimit`, `prepare` renders every row as
+the rollout will (the policy tokenizer's chat template with those tools) and rejects the
+rows that do not fit: counted in the report, listed in `rejected.jsonl`.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_servers import EnvLoadError, Environment, EnvSpec, find_envs, load_env
 from rl.distractors import Distractor, DistractorConfig, pool_tools_from_docs, sample_distractors
-from rl.exceptions import DatasetError
+from rl.exceptions import DatasetError, TrainingSetupError
 
 AGENT_NAME = "astra_mcp_agent"
 """The `agent_name` under which `rl.verl` registers its agent loop."""
@@ -135,6 +143,78 @@ def build_tasks(
     ]
 
 
+def task_tools(task: RlTask, envs: Mapping[str, Environment]) -> list[dict[str, Any]]:
+    """The tools a rollout of `task` lists, as OpenAI function schemas: its environment's, then its distractors.
+
+    The arena serves the same list (a distractor named like one of the environment's tools is
+    not added), so the rendered prompt here is the one the rollout sends.
+
+    Raises:
+        DatasetError: naming an environment or distractor that `envs` does not hold.
+    """
+    env = envs.get(task.env_id)
+    if env is None:
+        raise DatasetError(f"unknown environment {task.env_id!r}")
+    tools = list(env.spec.tools)
+    own = {t.name for t in tools}
+    for ref in task.distractors:
+        env_id, _, name = ref.partition(".")
+        source = envs.get(env_id)
+        tool = source.spec.tool(name) if source is not None else None
+        if tool is None:
+            raise DatasetError(f"{task.env_id}: unknown distractor {ref!r}")
+        if tool.name not in own:
+            tools.append(tool)
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+        for t in tools
+    ]
+
+
+def prompt_tokens(tokenizer: Any, prompt: list[dict[str, str]], tools: list[dict[str, Any]]) -> int:
+    """Tokens of `prompt` rendered by the tokenizer's chat template with `tools` and the generation prompt."""
+    text = tokenizer.apply_chat_template(prompt, tools=tools, add_generation_prompt=True, tokenize=False)
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def load_prompt_tokenizer(model: str) -> Any:
+    """The tokenizer (and chat template) of the policy `model` trains: "embedded", a model directory or a `.gguf`.
+
+    A `.gguf` gets the tool-calling template TRL trains it with (`rl._models.local_tokenizer`).
+
+    Raises:
+        DatasetError: when the model cannot be found or has no tokenizer.
+    """
+    from rl._models import local_tokenizer, resolve_model
+
+    try:
+        path = Path(resolve_model(model) or model)
+        if path.suffix.lower() == ".gguf":
+            return local_tokenizer(path)
+        if not path.is_dir():
+            raise DatasetError(f"{model}: model directory not found (hub names are not fetched; pass a local path)")
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(str(path))
+    except (TrainingSetupError, OSError, ValueError) as exc:
+        raise DatasetError(f"{model}: no tokenizer: {exc}") from exc
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptLimit:
+    """The prompt-length check of `prepare`.
+
+    Attributes:
+        tokenizer: the policy's tokenizer, whose chat template renders each prompt with its tools, or
+            a model target ("embedded", a directory, a `.gguf`) whose tokenizer `prepare` loads once
+            the environments have loaded.
+        max_prompt_length: the trainer's prompt limit (`data.max_prompt_length` in veRL).
+    """
+
+    tokenizer: Any
+    max_prompt_length: int
+
+
 class PrepareReport(BaseModel):
     """What `prepare` wrote."""
 
@@ -142,6 +222,9 @@ class PrepareReport(BaseModel):
     val: int
     files: list[str]
     distractors_per_env: float
+    max_prompt_length: int | None = Field(default=None, description="The prompt limit rows were checked against.")
+    prompt_tokens_max: int | None = Field(default=None, description="The longest kept prompt, in tokens.")
+    rejected: dict[str, int] = Field(default_factory=dict, description="Rows left out, per reason code (prompt_too_long).")
 
 
 def prepare(
@@ -154,12 +237,18 @@ def prepare(
     embedder: Any = None,
     system_prompt: str = SYSTEM_PROMPT,
     tool_docs: str | Path | None = None,
+    prompt_limit: PromptLimit | None = None,
 ) -> PrepareReport:
     """Write `train.parquet`/`val.parquet` (veRL) and `train.jsonl`/`val.jsonl` (TRL) into `out`.
 
     The split is by environment (seeded); validation gets at least one environment when
     there are two or more. `distractors.json` records every environment's sample.
-    `tool_docs` (ingested tool documentation, JSONL) widens the similarity pool.
+    `tool_docs` (ingested tool documentation, JSONL) widens the similarity pool. With
+    `prompt_limit`, rows whose prompt (with their tools) exceeds it are left out before the
+    split, counted as `prompt_too_long` and listed in `rejected.jsonl`.
+
+    Raises:
+        DatasetError: on bad input, or when no row fits the prompt limit.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -171,12 +260,21 @@ def prepare(
         raise DatasetError(str(exc)) from exc
     sampled = sample_distractors(envs, distractors or DistractorConfig(seed=seed), embedder=embedder, docs=docs)
     tasks = build_tasks(envs, sampled, system_prompt=system_prompt)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    longest: int | None = None
+    rejected: list[dict[str, Any]] = []
+    if prompt_limit is not None:
+        if isinstance(prompt_limit.tokenizer, str):
+            prompt_limit = replace(prompt_limit, tokenizer=load_prompt_tokenizer(prompt_limit.tokenizer))
+        tasks, longest, rejected = _fit_prompts(tasks, {e.spec.id: e for e in envs}, prompt_limit)
+        with (out / "rejected.jsonl").open("w", encoding="utf-8") as fh:
+            for record in rejected:
+                fh.write(json.dumps(record) + "\n")
     order = list(range(len(tasks)))
     random.Random(seed).shuffle(order)
     n_val = min(len(tasks) - 1, max(1, round(len(tasks) * val_fraction))) if len(tasks) > 1 else 0
     splits = {"val": [tasks[i] for i in order[:n_val]], "train": [tasks[i] for i in order[n_val:]]}
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     files = []
     for split, rows in splits.items():
         verl_rows = [t.verl_row(i, split) for i, t in enumerate(rows)]
@@ -190,9 +288,38 @@ def prepare(
     )
     files.append(str(out / "distractors.json"))
     total = sum(len(v) for v in sampled.values())
+    if prompt_limit is not None:
+        files.append(str(out / "rejected.jsonl"))
     return PrepareReport(
-        train=len(splits["train"]), val=len(splits["val"]), files=files, distractors_per_env=total / max(1, len(envs))
+        train=len(splits["train"]), val=len(splits["val"]), files=files, distractors_per_env=total / max(1, len(envs)),
+        max_prompt_length=prompt_limit.max_prompt_length if prompt_limit else None, prompt_tokens_max=longest,
+        rejected={"prompt_too_long": len(rejected)} if rejected else {},
     )
+
+
+def _fit_prompts(
+    tasks: list[RlTask], envs: Mapping[str, Environment], limit: PromptLimit
+) -> tuple[list[RlTask], int | None, list[dict[str, Any]]]:
+    """The tasks whose prompt fits the limit, the longest kept prompt, and a rejection record per other task."""
+    kept: list[RlTask] = []
+    rejected: list[dict[str, Any]] = []
+    longest: int | None = None
+    for task in tasks:
+        tokens = prompt_tokens(limit.tokenizer, task.prompt, task_tools(task, envs))
+        if tokens > limit.max_prompt_length:
+            rejected.append(
+                {"env_id": task.env_id, "reason": "prompt_too_long", "prompt_tokens": tokens,
+                 "max_prompt_length": limit.max_prompt_length, "distractors": len(task.distractors)}
+            )
+            continue
+        kept.append(task)
+        longest = tokens if longest is None else max(longest, tokens)
+    if not kept:
+        raise DatasetError(
+            f"no row fits max_prompt_length={limit.max_prompt_length}: the shortest prompt with its tools has "
+            f"{min(r['prompt_tokens'] for r in rejected)} tokens; raise the limit or sample fewer distractors"
+        )
+    return kept, longest, rejected
 
 
 def read_trl_tasks(path: str | Path) -> list[RlTask]:

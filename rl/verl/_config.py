@@ -5,6 +5,17 @@ The recipe comes from a preset (`rl.presets`, default `astra`): GRPO advantages,
 lr 2e-6, one update per batch (PPO mini-batch = train batch), up to 32 assistant turns, and
 adaptive batch filling.
 
+Batch sizes: veRL's `validate_config` (run by `main_ppo` before Ray starts) needs either
+micro-batch sizes or dynamic batch sizing. Multi-turn trajectories vary from a few hundred
+tokens to prompt + response, so the recipe uses dynamic batch sizing (veRL's choice for its
+multi-turn examples): micro-batches are packed up to `max_token_len_per_gpu` tokens, by
+default prompt + response, the longest trajectory (veRL refuses a budget below it). The
+rollout's and the reference model's log-prob passes follow the actor's settings.
+
+Tool calls: `multi_turn.format` selects `AstraToolParser` (the agent's own parser: tags,
+fences and bare JSON) and `multi_turn.max_parallel_calls` is set explicitly; the agent loop
+runs every call, at most that many at once (see `rl.verl._agent_loop`).
+
 Batch filling in veRL: veRL's own `algorithm.filter_groups` (DAPO) has no δ and discards the
 surplus in sync mode, so the V1 trainer's replay buffer is replaced through its extension
 point (`trainer.v1.sampler.custom_sampler`) by `rl.verl._batch_filling.AstraReplayBuffer`:
@@ -18,11 +29,12 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from rl.datasets import AGENT_NAME
 from rl.exceptions import TrainingSetupError
 from rl.presets import ASTRA, Preset
+from rl.verl._tool_parser import ASTRA_TOOL_PARSER
 
 _ASTRA = ASTRA.grpo
 
@@ -35,7 +47,7 @@ SAMPLER_NAME = "AstraReplayBuffer"
 class VerlRecipe(BaseModel):
     """Settings of a veRL GRPO run (defaults: ASTRA's recipe)."""
 
-    model_path: str = Field(description="A local Hugging Face model directory.")
+    model_path: str = Field(description="A local Hugging Face model directory (veRL cannot load a GGUF file).")
     train_files: str
     val_files: str
     arena_url: str = Field(description="Base URL of the arena serving the environments.")
@@ -50,7 +62,16 @@ class VerlRecipe(BaseModel):
     max_prompt_length: int = _ASTRA.max_prompt_length
     max_response_length: int = _ASTRA.max_response_length
     max_tool_response_length: int = _ASTRA.max_tool_response_length
-    tool_parser: str = Field(default="hermes", description="veRL tool parser (hermes, qwen3_coder, ...).")
+    tool_parser: str = Field(
+        default=ASTRA_TOOL_PARSER,
+        description="veRL tool parser: 'astra' (the agent's parser: tags, fences, bare JSON), hermes, qwen3_coder, ...",
+    )
+    max_parallel_calls: int = Field(
+        default=8, ge=1, description="Tool calls of one turn run at most this many at once (all of them run)."
+    )
+    max_token_len_per_gpu: int | None = Field(
+        default=None, ge=1, description="Dynamic batch sizing: tokens per micro-batch per GPU (None: prompt + response)."
+    )
     temperature: float = _ASTRA.temperature
     kl_coef: float = Field(default=_ASTRA.kl_coef, ge=0, description="KL loss coefficient (0: no KL loss, no reference model).")
     entropy_coef: float = Field(default=_ASTRA.entropy_coef, ge=0)
@@ -64,6 +85,22 @@ class VerlRecipe(BaseModel):
     experiment_name: str = "grpo"
     output_dir: str = "checkpoints"
     extra_overrides: list[str] = Field(default_factory=list, description="Appended verbatim (hydra syntax).")
+
+    @field_validator("model_path")
+    @classmethod
+    def _not_gguf(cls, model_path: str) -> str:
+        if model_path.lower().endswith(".gguf"):
+            raise TrainingSetupError(
+                f"{model_path}: veRL cannot load a GGUF file (its FSDP actor and vLLM rollout read a Hugging Face "
+                "directory); pass --model embedded (the embedded model's safetensors directory) or another model "
+                "directory, or train the GGUF with --engine trl"
+            )
+        return model_path
+
+    @property
+    def token_budget(self) -> int:
+        """Tokens per micro-batch per GPU under dynamic batch sizing."""
+        return self.max_token_len_per_gpu or self.max_prompt_length + self.max_response_length
 
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> VerlRecipe:
@@ -100,6 +137,8 @@ def recipe_overrides(recipe: VerlRecipe, agent_loop_config: Path) -> list[str]:
         f"{actor}.optim.lr={recipe.lr}",
         f"{actor}.ppo_mini_batch_size={recipe.batch_size}",
         f"{actor}.ppo_epochs=1",
+        f"{actor}.use_dynamic_bsz=True",
+        f"{actor}.ppo_max_token_len_per_gpu={recipe.token_budget}",
         f"actor_rollout_ref.model.path={recipe.model_path}",
         f"data.train_files={recipe.train_files}",
         f"data.val_files={recipe.val_files}",
@@ -115,6 +154,7 @@ def recipe_overrides(recipe: VerlRecipe, agent_loop_config: Path) -> list[str]:
         f"{rollout}.multi_turn.enable=True",
         f"{rollout}.multi_turn.max_assistant_turns={recipe.max_turns}",
         f"{rollout}.multi_turn.max_tool_response_length={recipe.max_tool_response_length}",
+        f"{rollout}.multi_turn.max_parallel_calls={recipe.max_parallel_calls}",
         f"{rollout}.multi_turn.format={recipe.tool_parser}",
         f"{rollout}.agent.default_agent_loop={AGENT_NAME}",
         f"{rollout}.agent.agent_loop_config_path={agent_loop_config}",
@@ -140,6 +180,46 @@ def recipe_overrides(recipe: VerlRecipe, agent_loop_config: Path) -> list[str]:
             f"+{sampler}.sampler_kwargs.metric=f1_reward",
         ]
     return overrides + list(recipe.extra_overrides)
+
+
+def compose_config(recipe: VerlRecipe, agent_loop_config: Path) -> Any:
+    """veRL's trainer config (`ppo_trainer`) composed with the recipe's overrides, as `main_ppo` composes it.
+
+    Raises:
+        TrainingSetupError: when an override does not compose (a bad key or value, e.g. in `extra_overrides`).
+    """
+    import importlib.util
+
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    spec = importlib.util.find_spec("verl")
+    if spec is None or not spec.submodule_search_locations:
+        raise TrainingSetupError("veRL is not installed (extra `verl`)")
+    config_dir = Path(spec.submodule_search_locations[0]) / "trainer" / "config"
+    try:
+        with initialize_config_dir(config_dir=str(config_dir), version_base=None):
+            return compose(config_name="ppo_trainer", overrides=recipe_overrides(recipe, agent_loop_config))
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise TrainingSetupError(f"the veRL config does not compose: {exc}") from exc
+
+
+def check_recipe(recipe: VerlRecipe, agent_loop_config: Path) -> Any:
+    """The composed config, checked by veRL's own `validate_config` (what `main_ppo` runs before Ray starts).
+
+    Raises:
+        TrainingSetupError: with veRL's message, when the config does not compose or veRL rejects it.
+    """
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
+
+    config = compose_config(recipe, agent_loop_config)
+    try:
+        validate_config(config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
+    except Exception as exc:  # veRL signals with assertions, ValueErrors and hydra instantiation errors alike
+        raise TrainingSetupError(f"veRL rejects the config: {exc}") from exc
+    return config
 
 
 def verl_command(recipe: VerlRecipe, workdir: Path) -> list[str]:

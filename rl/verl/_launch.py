@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 
 from rl.datasets import load_envs
-from rl.verl._config import VerlRecipe, require_gpu, verl_command
+from rl.verl._config import VerlRecipe, check_recipe, require_gpu, verl_command
 
 
 async def launch_verl(recipe: VerlRecipe, envs_dir: Path, workdir: Path, *, host: str = "127.0.0.1", port: int = 0) -> int:
@@ -19,11 +19,13 @@ async def launch_verl(recipe: VerlRecipe, envs_dir: Path, workdir: Path, *, host
     nodes, bind `host` to an address the rollout workers reach.
 
     Raises:
-        TrainingSetupError: when no GPU is visible.
+        TrainingSetupError: when no GPU is visible, or veRL's `validate_config` rejects the recipe
+            (checked here, before the arena starts, rather than in the trainer process).
     """
     from mcp_servers import ArenaServer, LocalSandbox, serve_app
 
     require_gpu()
+    check_recipe(recipe, workdir / "agent_loops.yaml")
     envs = load_envs(envs_dir)
     async with LocalSandbox(workers=max(2, os.cpu_count() or 2)) as sandbox, anyio.create_task_group() as tg:
         bound = await tg.start(serve_app, ArenaServer(envs, sandbox, host=host).app, host, port)
@@ -37,5 +39,10 @@ async def launch_verl(recipe: VerlRecipe, envs_dir: Path, workdir: Path, *, host
 
 
 def print_command(recipe: VerlRecipe, workdir: Path) -> str:
-    """The veRL command line the launcher would run (for `--dry-run`)."""
+    """The veRL command line the launcher would run (for `--dry-run`), once veRL's `validate_config` accepts it.
+
+    Raises:
+        TrainingSetupError: when veRL rejects the recipe.
+    """
+    check_recipe(recipe, workdir / "agent_loops.yaml")
     return subprocess.list2cmdline(verl_command(recipe, workdir))

@@ -11,14 +11,20 @@ from astra_cli import app
 runner = CliRunner()
 
 
-def test_prepare_command(envs_dir, tmp_path):
+def test_prepare_command(envs_dir, tokenizer_dir, tmp_path):
     cache = tmp_path / "cache"
     result = runner.invoke(app, ["rl", "prepare", str(envs_dir), "--out", str(tmp_path / "data"), "--val-fraction", "0.25",
-                                 "--embedding-cache", str(cache)])
+                                 "--embedding-cache", str(cache), "--model", str(tokenizer_dir)])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["train"], report["val"]) == (3, 1)
+    assert report["max_prompt_length"] == 25_600 and report["rejected"] == {}  # the astra preset's limit
     assert (tmp_path / "data" / "train.parquet").is_file() and list(cache.rglob("chunk-*.npz"))
+    small = runner.invoke(app, ["rl", "prepare", str(envs_dir), "--out", str(tmp_path / "small"), "--model", str(tokenizer_dir),
+                                "--max-prompt-length", str(report["prompt_tokens_max"] - 1)])
+    assert small.exit_code == 0, small.output
+    assert json.loads(small.stdout)["rejected"]["prompt_too_long"] >= 1
+    assert "rejected.jsonl" in small.stderr
 
 
 def test_train_verl_refuses_without_gpu_and_dry_runs(envs_dir, tmp_path):
@@ -32,7 +38,12 @@ def test_train_verl_refuses_without_gpu_and_dry_runs(envs_dir, tmp_path):
     dry = runner.invoke(app, [*args, "--dry-run", "--model", "/models/x", "--override", "trainer.total_epochs=3"])
     assert dry.exit_code == 0, dry.output
     assert "verl.trainer.main_ppo" in dry.output and "algorithm.adv_estimator=grpo" in dry.output
+    assert "use_dynamic_bsz=True" in dry.output and "multi_turn.format=astra" in dry.output
     assert dry.output.strip().endswith("trainer.total_epochs=3")
+    rejected = runner.invoke(app, [*args, "--dry-run", "--model", "/models/x", "--override", "actor_rollout_ref.actor.use_dynamic_bsz=False"])
+    assert rejected.exit_code == 2 and "veRL rejects the config" in rejected.output
+    gguf = runner.invoke(app, [*args, "--model", "/models/qwen.gguf"])
+    assert gguf.exit_code == 2 and "veRL cannot load a GGUF" in gguf.output
 
 
 def test_bad_inputs_name_the_problem(tmp_path):

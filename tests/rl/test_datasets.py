@@ -7,7 +7,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from rl.datasets import AGENT_NAME, RlTask, prepare, read_trl_tasks
+from rl.datasets import AGENT_NAME, PromptLimit, RlTask, prepare, prompt_tokens, read_trl_tasks, task_tools
 from rl.distractors import DistractorConfig
 from rl.exceptions import DatasetError
 
@@ -70,3 +70,49 @@ def test_prepare_modes_and_bad_input(envs_dir, tmp_path):
     bad.write_text('{"prompt": []}\n')
     with pytest.raises(DatasetError, match="bad.jsonl:1"):
         read_trl_tasks(bad)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tokenizer_dir):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(tokenizer_dir))
+
+
+def measured(out, envs, tokenizer) -> dict[str, int]:
+    """Per env id: its row's prompt tokens (the tokenizer's template with the env's and distractors' schemas)."""
+    by_id = {e.spec.id: e for e in envs}
+    tasks = [RlTask.from_verl(r) for s in ("train", "val") for r in pq.read_table(out / f"{s}.parquet").to_pylist()]
+    return {t.env_id: prompt_tokens(tokenizer, t.prompt, task_tools(t, by_id)) for t in tasks}
+
+
+def test_rows_whose_prompt_does_not_fit_are_rejected_and_counted(envs_dir, envs, tokenizer, tmp_path):
+    everything = prepare(envs_dir, tmp_path / "all", seed=1, prompt_limit=PromptLimit(tokenizer=tokenizer, max_prompt_length=100_000))
+    assert everything.rejected == {} and everything.train + everything.val == 4
+    lengths = measured(tmp_path / "all", envs, tokenizer)
+    assert everything.prompt_tokens_max == max(lengths.values())
+    # distractor schemas count: every prompt is longer than the same prompt with its env's tools alone
+    bare = prepare(envs_dir, tmp_path / "bare", distractors=DistractorConfig(mode="none"),
+                   prompt_limit=PromptLimit(tokenizer=tokenizer, max_prompt_length=100_000))
+    assert bare.prompt_tokens_max < everything.prompt_tokens_max
+    # a limit between the shortest and the longest prompt keeps exactly the rows that fit
+    limit = sorted(lengths.values())[1]
+    report = prepare(envs_dir, tmp_path / "cut", seed=1, prompt_limit=PromptLimit(tokenizer=tokenizer, max_prompt_length=limit))
+    too_long = {env_id for env_id, n in lengths.items() if n > limit}
+    assert 0 < len(too_long) < 4
+    assert report.rejected == {"prompt_too_long": len(too_long)} and report.train + report.val == 4 - len(too_long)
+    assert report.max_prompt_length == limit and report.prompt_tokens_max <= limit
+    records = [json.loads(line) for line in (tmp_path / "cut" / "rejected.jsonl").read_text().splitlines()]
+    assert {r["env_id"] for r in records} == too_long
+    assert all(r["reason"] == "prompt_too_long" and r["prompt_tokens"] == lengths[r["env_id"]] for r in records)
+    kept = {t.env_id for s in ("train", "val") for t in read_trl_tasks(tmp_path / "cut" / f"{s}.jsonl")}
+    assert kept == set(lengths) - too_long
+    with pytest.raises(DatasetError, match="no row fits max_prompt_length=10"):
+        prepare(envs_dir, tmp_path / "none-fit", prompt_limit=PromptLimit(tokenizer=tokenizer, max_prompt_length=10))
+
+
+def test_prompt_limit_loads_the_policy_tokenizer_by_name(envs_dir, tokenizer_dir, tmp_path):
+    report = prepare(envs_dir, tmp_path / "o", prompt_limit=PromptLimit(tokenizer=str(tokenizer_dir), max_prompt_length=100_000))
+    assert report.prompt_tokens_max is not None and report.prompt_tokens_max > 100
+    with pytest.raises(DatasetError, match="model directory not found"):
+        prepare(envs_dir, tmp_path / "x", prompt_limit=PromptLimit(tokenizer=str(tmp_path / "missing"), max_prompt_length=10))

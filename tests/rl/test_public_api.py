@@ -19,9 +19,17 @@ def test_rl_public_api():
 
 def test_engine_apis_and_registration():
     from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
+    from verl.experimental.agent_loop.tool_parser import ToolParser
 
-    assert set(rl.verl.__all__) == {"REWARD_KEYS", "McpAgentLoop", "sanitize_property", "sanitize_tool"}
+    assert set(rl.verl.__all__) == {
+        "ASTRA_TOOL_PARSER", "REWARD_KEYS", "AstraToolParser", "McpAgentLoop", "VerlRecipe", "check_recipe",
+        "compose_config", "launch_verl", "print_command", "recipe_overrides", "require_gpu", "sanitize_property",
+        "sanitize_tool", "verl_command",
+    }
+    for name in rl.verl.__all__:
+        assert getattr(rl.verl, name) is not None
     assert _agent_loop_registry[rl.AGENT_NAME] == {"_target_": "rl.verl._agent_loop.McpAgentLoop"}
+    assert ToolParser._registry[rl.verl.ASTRA_TOOL_PARSER] is rl.verl.AstraToolParser
     assert {"train_grpo", "train_sft", "environment_factories", "f1_reward_func"} <= set(rl.trl.__all__)
     for name in rl.trl.__all__:
         assert getattr(rl.trl, name) is not None

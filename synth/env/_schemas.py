@@ -112,19 +112,26 @@ DOC_SCHEMA: dict[str, Any] = _object({"tool": TOOL_SCHEMA})
 """A tool document (its golden call is asked for next, with `arguments_schema`)."""
 
 
-def arguments_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+def arguments_schema(parameters: dict[str, Any], values: list[str] | None = None) -> dict[str, Any]:
     """The arguments of one call to a tool with these `parameters`: exactly its properties, its required ones required.
 
     Asked for apart from the tool document, because a model that writes both at once filled
-    the arguments with schema fragments (`{"type": "string"}`).
+    the arguments with schema fragments (`{"type": "string"}`). With `values` (the strings the
+    sub-question and its dependencies' answers offer), a string argument must be one of them:
+    the rule that golden values are copied from the sub-question is then kept by the engine,
+    where a small model left free invented dates and ids.
     """
     properties: dict[str, Any] = {}
     for name, spec in (parameters.get("properties") or {}).items():
         spec = spec if isinstance(spec, dict) else {}
-        if isinstance(spec.get("enum"), list) and spec["enum"]:
-            properties[name] = {"enum": spec["enum"]}
-        elif spec.get("type") in ("integer", "number", "boolean"):
+        own = spec.get("enum") if isinstance(spec.get("enum"), list) and spec["enum"] else None
+        if spec.get("type") in ("integer", "number", "boolean") and own is None:
             properties[name] = {"type": spec["type"]}
+        elif own is not None:
+            offered = [v for v in own if v in (values or [])]
+            properties[name] = {"enum": offered or own}
+        elif values:
+            properties[name] = {"enum": list(values)}
         else:
             properties[name] = {"type": "string", "minLength": 1, "maxLength": 120}
     required = [r for r in parameters.get("required") or [] if r in properties]

@@ -22,6 +22,7 @@ from synth.core import ReplyCheck, ask_structured, enforces_schema, format_valid
 from synth.env import _schemas, prompts
 from synth.env._code import CodeProblem, check_code, extract_code, render_module
 from synth.env.config import SynthConfig
+from synth.env._import_search import text_values
 from synth.env.records import Failure, Sample, SubQuestion, SynthTool, ToolDoc
 
 _ERROR_KINDS = {
@@ -65,6 +66,18 @@ def sources_of(sample: Sample, sub: SubQuestion) -> str:
     """The text golden-call arguments may be taken from: the sub-question and its dependencies' answers."""
     answers = [q.answer for q in sample.sub_questions if q.id in sub.depends_on]
     return "\n".join([sub.question, *answers])
+
+
+_MAX_VALUES = 200
+
+
+def source_values(sample: Sample, sub: SubQuestion) -> list[str]:
+    """The strings a golden call may take from its sources: dependencies' answers whole, then spans of the text."""
+    answers = [q.answer.strip() for q in sample.sub_questions if q.id in sub.depends_on]
+    spans = [v for text in (sub.question, *answers) for v in text_values(text)]
+    sources = sources_of(sample, sub)
+    values = [v for v in dict.fromkeys([*answers, *spans]) if v and answer_in_output(v, sources)]
+    return values[:_MAX_VALUES]
 
 
 def _string_leaves(value: Any) -> list[str]:
@@ -239,7 +252,8 @@ async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQues
     doc = doc_reply.value.tool
     args_reply = await ask_structured(
         model, prompts.golden_arguments(sample, sub, doc), ArgumentsReply, retries=config.retries, settings=config.sampling,
-        check=lambda r: arguments_problem(doc, r.model_dump(), sources), schema=_schemas.arguments_schema(doc.parameters),
+        check=lambda r: arguments_problem(doc, r.model_dump(), sources),
+        schema=_schemas.arguments_schema(doc.parameters, source_values(sample, sub)),
     )
     if args_reply.value is None:
         return Failure(reason=f"golden_call_{args_reply.reason_code}", detail=f"{sub.id}: {args_reply.detail}")

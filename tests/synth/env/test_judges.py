@@ -13,6 +13,7 @@ from scripted import ScriptedModel
 from synth.env import SynthConfig, load_seeds, render_report, synthesize_envs
 from synth.env import _schemas, prompts
 from synth.env._seeds import chunk_text, estimate_tokens
+from synth.env._tools import source_values
 from synth.env.records import Sample, SubQuestion
 
 ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
@@ -189,3 +190,21 @@ async def test_a_prompt_that_cannot_fit_is_a_terminal_counted_rejection(tmp_path
     assert model.requests == [] and again.envs == [], "never retried: a re-run cannot make the prompt fit"
     funnel_png, _ = render_report(tmp_path / "out")
     assert funnel_png.stat().st_size > 0
+
+
+def test_golden_arguments_are_drawn_from_the_sub_question(tmp_path):
+    (seed,) = seeds_of(tmp_path, [ROW])
+    first = SubQuestion(id="q1", question="Which station serves the Louvre?", answer="Palais Royal")
+    second = SubQuestion(id="q2", question="When does the first train leave Palais Royal on 2025-09-04?", answer="05:31", depends_on=["q1"])
+    sample = Sample(id="s", seed=seed, question="Q?", answer="05:31", scenario="multi_hop", sub_questions=[first, second])
+    values = source_values(sample, second)
+    assert values[0] == "Palais Royal" and "2025-09-04" in values
+    parameters = {"type": "object", "properties": {"station": {"type": "string"}, "date": {"type": "string"}, "limit": {"type": "integer"},
+                                                   "mode": {"type": "string", "enum": ["metro", "rer"]}}, "required": ["station", "date"]}
+    schema = _schemas.arguments_schema(parameters, values)
+    jsonschema.validate({"station": "Palais Royal", "date": "2025-09-04", "limit": 3}, schema)
+    for invented in ({"station": "Chatelet", "date": "2025-09-04"}, {"station": "Palais Royal", "date": "tomorrow"}, {"station": "Palais Royal"},
+                     {"station": "Palais Royal", "date": "2025-09-04", "extra": 1}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(invented, schema)
+    assert schema["properties"]["mode"] == {"enum": ["metro", "rer"]}  # its own enum, when the sources offer none of it

@@ -143,6 +143,7 @@ async def ask_structured(
     include_schema: bool = True,
     parse: Callable[[str], Any] = extract_json,
     schema: dict[str, Any] | None = None,
+    enforce: bool = True,
 ) -> StructuredResult[T]:
     """Ask `model` for an `output_type` object; retry with the error fed back; fail with a reason.
 
@@ -169,11 +170,14 @@ async def ask_structured(
             `ValueError` when the reply holds nothing usable (reason `no_json`).
         schema: the JSON Schema to enforce or show (default `output_type.model_json_schema()`);
             built per call where the shape depends on the input (exactly n items, a range).
+        enforce: send the schema for enforcement where the backend can; False for a reply that
+            is not JSON (code in a fenced block, read by `parse`), which a JSON grammar would
+            force into an escaped string.
     """
     if cache is not None and not (isinstance(model, MeteredModel) and model.cache is not None):
         model = MeteredModel(model, cache=cache)
     json_schema = schema if schema is not None else output_type.model_json_schema()
-    enforced = enforces_schema(model)
+    enforced = enforce and enforces_schema(model)
     base = list(messages)
 
     def prompt() -> list[ChatMessage]:

@@ -213,7 +213,8 @@ async def write_code(
     total = config.code_retries + 1
     for attempt in range(1, total + 1):
         reply = await ask_structured(
-            model, convo, CodeReply, retries=config.retries, settings=config.sampling, include_schema=False, parse=extract_code
+            model, convo, CodeReply, retries=config.retries, settings=config.sampling, include_schema=False, parse=extract_code,
+            enforce=False,
         )
         if reply.value is None:
             return Failure(reason=f"code_{reply.reason_code}", detail=reply.detail)

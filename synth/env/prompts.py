@@ -20,14 +20,15 @@ from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
 _LANG = {"en": "English", "zh": "Simplified Chinese"}
 
 SYSTEM = "You write training data for AI agents that use tools. Reply with JSON only."
+CODE_SYSTEM = "You write small, deterministic Python tools for AI agent training environments. Reply with one Python code block."
 
 
 def _language(code: str) -> str:
     return _LANG.get(code, code)
 
 
-def _messages(user: str) -> list[ChatMessage]:
-    return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+def _messages(user: str, system: str = SYSTEM) -> list[ChatMessage]:
+    return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
 
 
 DECOMPOSE_EXAMPLE = PromptExample(
@@ -187,7 +188,8 @@ def tool_code(name: str, schema: dict[str, Any], calls: list[tuple[dict[str, Any
         "- Keep the data in a dict literal: the entries above plus a few other plausible ones. Match strings case-insensitively.\n"
         "- For unknown inputs return {\"error\": \"not found\"}.\n"
         "- Standard library only; no random, time, datetime.now, uuid, os, files, network or global statements.\n"
-        "Reply with one ```python code block only."
+        "Reply with one ```python code block only.",
+        system=CODE_SYSTEM,
     )
 
 

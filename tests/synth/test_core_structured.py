@@ -151,6 +151,26 @@ async def test_enforced_schema_goes_in_settings_not_in_the_prompt(scripted_model
 
 
 @pytest.mark.anyio
+async def test_a_reply_that_is_not_json_is_never_sent_a_json_schema(scripted_model):
+    # a JSON grammar forced the embedded model's tool code into one escaped string
+    seen = []
+
+    class Code(BaseModel):
+        code: str
+
+    def fn(messages, tools, settings):
+        seen.append(settings)
+        return "```python\ndef f():\n    return 1\n```"
+
+    def code_block(text: str) -> dict:
+        return {"code": text.split("```python\n", 1)[1].split("```", 1)[0]}
+
+    result = await ask_structured(enforcing(scripted_model, fn), PROMPT, Code, include_schema=False, parse=code_block, enforce=False)
+    assert result.ok and result.value.code.startswith("def f()")
+    assert seen[0] is None or seen[0].output_schema is None
+
+
+@pytest.mark.anyio
 async def test_per_call_schema_is_enforced_and_the_reply_still_validated(scripted_model):
     seen = []
     exactly_two = {"type": "object", "properties": {"scores": {"type": "array", "minItems": 2, "maxItems": 2}}}

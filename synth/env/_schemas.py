@@ -69,7 +69,7 @@ def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
             {
                 "id": {"const": f"q{i}"},
                 "question": _TEXT,
-                "answer": {"type": "string", "minLength": 1, "maxLength": 80},  # one fact, not a sentence
+                "answer": {"type": "string", "minLength": 1, "maxLength": 48},  # one value, not a sentence
                 "depends_on": depends,
             }
         )

@@ -60,7 +60,8 @@ def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
         f"{task}\n\n"
         f"Break the main question into {hops} sub-questions. Rules:\n"
         "- Each sub-question asks for one fact: a name, number, date or code.\n"
-        "- Each answer is that fact in a few words, never a sentence; invent a plausible one if needed.\n"
+        "- Each answer is only the value: a number with its unit, a time, a date, a name or a code (like 15 mph, "
+        "7:32 PM, Palais Royal), never a sentence; invent a plausible one if needed.\n"
         "- If a sub-question needs another one's answer, put that id in depends_on and write that answer into its text.\n"
         "- Independent sub-questions have empty depends_on.\n"
         "- final_answer answers the main question.\n"
@@ -176,19 +177,49 @@ def scale_doc(doc: ToolDoc) -> list[ChatMessage]:
     )
 
 
+def tool_skeleton(name: str, schema: dict[str, Any]) -> str:
+    """The module a tool's implementation completes: an empty `DATA` table and its lookup.
+
+    The lookup is fixed (keys: the required arguments, stripped and casefolded, in schema
+    order) so that what the model writes is the data, where a 0.5B model left to write the
+    whole function returned stubs, echoes and `datetime.now()`.
+    """
+    props = list((schema.get("properties") or {}).keys())
+    required = [p for p in schema.get("required") or [] if p in props] or props[:1]
+    params = ", ".join([*required, *(f"{p}=None" for p in props if p not in required)])
+    key = ", ".join(f"str({p}).strip().casefold()" for p in required)
+    return (
+        "DATA = {\n}\n\n\n"
+        f"def {name}({params}):\n"
+        f"    row = DATA.get(({key},))\n"
+        "    if row is None:\n"
+        "        return {\"error\": \"not found\", \"known\": sorted(\" / \".join(k) for k in DATA)}\n"
+        "    return dict(row)\n"
+    )
+
+
+def data_key(schema: dict[str, Any], arguments: dict[str, Any]) -> tuple[str, ...]:
+    """The `DATA` key `tool_skeleton`'s lookup computes for `arguments`."""
+    props = list((schema.get("properties") or {}).keys())
+    required = [p for p in schema.get("required") or [] if p in props] or props[:1]
+    return tuple(str(arguments.get(p)).strip().casefold() for p in required)
+
+
 def tool_code(name: str, schema: dict[str, Any], calls: list[tuple[dict[str, Any], str]], description: str) -> list[ChatMessage]:
-    """Write the implementation of a tool so that each golden call returns its answer."""
+    """Complete a tool's module (`tool_skeleton`) so that each golden call returns its answer."""
     expectations = "\n".join(
-        f"- {name}(**{json.dumps(args, ensure_ascii=False)}) must return a dict containing: {answer}" for args, answer in calls
+        f"- {name}(**{json.dumps(args, ensure_ascii=False)}) looks up DATA[{data_key(schema, args)!r}], "
+        f"which must be a dict with the exact text {answer!r} as one of its values"
+        for args, answer in calls
     )
     return _messages(
-        f"Implement this tool in Python.\nName: {name}\nDescription: {description}\n"
-        f"Parameters (JSON Schema): {json.dumps(schema, ensure_ascii=False)}\n\n{expectations}\n\n"
-        f"Rules:\n- Define `def {name}(...)` with the parameters as keyword arguments (optional ones with defaults); return a dict.\n"
-        "- Keep the data in a dict literal: the entries above plus a few other plausible ones. Match strings case-insensitively.\n"
-        "- For unknown inputs return {\"error\": \"not found\"}.\n"
-        "- Standard library only; no random, time, datetime.now, uuid, os, files, network or global statements.\n"
-        "Reply with one ```python code block only.",
+        f"Complete this Python tool.\nName: {name}\nDescription: {description}\n"
+        f"Parameters (JSON Schema): {json.dumps(schema, ensure_ascii=False)}\n\n"
+        f"```python\n{tool_skeleton(name, schema)}```\n\n{expectations}\n\n"
+        "Fill in DATA: the row(s) above, then 3 to 5 other rows with other plausible keys and values. Each value is a dict "
+        "of 2 to 4 fields with descriptive names. Keep the function as it is (you may add optional behaviour for the "
+        "optional parameters). Standard library only; no random, time, datetime.now, uuid, os, files or network.\n"
+        "Reply with the whole module in one ```python code block.",
         system=CODE_SYSTEM,
     )
 

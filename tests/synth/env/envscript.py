@@ -103,7 +103,7 @@ class Script:
             return "args", re.search(r"answers sub-question (\w+)\.", first).group(1)
         if "Make this tool more realistic" in first:
             return "scale", json.loads(first.split("Tool document:\n", 1)[1].split("\n\n", 1)[0])["name"]
-        if "Implement this tool in Python" in first:
+        if "Complete this Python tool" in first:
             return "code", re.search(r"Name: (\w+)", first).group(1)
         if "Group the sub-questions" in first:
             return "groups", ""

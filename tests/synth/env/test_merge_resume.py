@@ -111,7 +111,7 @@ RUNNER = textwrap.dedent(
     class Hang(Script):
         def __call__(self, messages, tools, settings):
             first = next(m.content for m in messages if m.role == "user")
-            if "Implement this tool" in first and "get_city_weather" in first:
+            if "Complete this Python tool" in first and "get_city_weather" in first:
                 Path({marker!r}).write_text("at code")
                 return anyio.sleep_forever()
             return super().__call__(messages, tools, settings)

@@ -10,7 +10,7 @@ FIELDS = {
     "task": {
         "question": "Is The Salt Road by Mira Okafor on the shelf anywhere in the Fernhill libraries right now? "
         "Which branch should I go to?",
-        "answer": "Riverside Branch",
+        "answer": "Yes, at the Riverside Branch (shelf mark 823.92 OKA)",
         "scenario": "multi_hop",
     },
     "subtasks": [

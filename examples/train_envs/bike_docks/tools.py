@@ -15,7 +15,7 @@ def station_status(station: str) -> str:
         return f"Unknown station {station!r}. Stations: {', '.join(v[0] for v in STATIONS.values())}."
     name, number, district, classic, electric, docks = s
     return (f"{name} (station {number}, {district}): {classic} classic bikes, {electric} e-bikes, "
-            f"{docks} free docks; updated 2025-05-03 08:15")
+            f"{docks} free dock{'' if docks == 1 else 's'}; updated 2025-05-03 08:15")
 
 
 def find_stations(district: str) -> str:

@@ -21,8 +21,8 @@ def class_timetable(gym: str, day: str) -> str:
         return f"Unknown gym {gym!r}. Gyms: {', '.join(g.title() for g in GYMS)}."
     classes = TIMETABLE.get((key, day), [])
     if not classes:
-        return f"No group classes at {gym.strip()} on {day}."
-    return f"{gym.strip()} on {day}:\n" + "\n".join(f"{t} {name} with {coach}, {left} spaces left" for t, name, coach, left in classes)
+        return f"No group classes at {gym.strip()} on {day.capitalize()}."
+    return f"{gym.strip()} on {day.capitalize()}:\n" + "\n".join(f"{t} {name} with {coach}, {left} spaces left" for t, name, coach, left in classes)
 
 
 def book_class(gym: str, day: str, time: str, member_id: str) -> str:

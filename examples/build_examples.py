@@ -1,11 +1,14 @@
-"""Regenerate `examples/envs/` and `examples/broken/` from their authored sources.
+"""Regenerate `examples/envs/`, `examples/train_envs/` and `examples/broken/` from their authored sources.
 
 Usage: `python examples/build_examples.py` (from the repository root or anywhere).
 
 Each environment's tool module is authored in place, `examples/envs/<slug>/tools.py`;
 `examples/authored/<slug>.py` defines its `FIELDS` (the spec fields without `id`), and
 `Environment.build` computes the content-derived id, so an edit to the code, the tools or
-the task changes the id. `examples/authored/_broken.py` defines one
+the task changes the id. The training set is authored the same way in
+`examples/train_authored/<slug>.py` and `examples/train_envs/<slug>/tools.py`: environments
+the loop may train on (`astra loop --train-envs examples/train_envs`) and that evaluation on
+`examples/envs` never sees. `examples/authored/_broken.py` defines one
 environment per verify finding code; the ones whose defect `EnvSpec` itself rejects are
 written as raw env.json files, bypassing `Environment.build`.
 """
@@ -25,6 +28,8 @@ from mcp_servers import Environment
 HERE = Path(__file__).resolve().parent
 AUTHORED = HERE / "authored"
 ENVS = HERE / "envs"
+TRAIN_AUTHORED = HERE / "train_authored"
+TRAIN_ENVS = HERE / "train_envs"
 
 
 def _load(path: Path) -> ModuleType:
@@ -39,11 +44,12 @@ def _source(path: Path) -> dict[str, str]:
     return {"kind": "authored", "ref": str(path.relative_to(HERE.parent))}
 
 
-def build_envs(out: Path) -> list[Path]:
-    """Write every authored environment (spec + its tools.py) into `out/<slug>/`."""
+def build_envs(out: Path, *, authored: Path = AUTHORED, tools: Path = ENVS) -> list[Path]:
+    """Write every environment authored in `authored/<slug>.py` (spec fields) and
+    `tools/<slug>/tools.py` (its tool module) into `out/<slug>/`."""
     written = []
-    for path in sorted(AUTHORED.glob("[!_]*.py")):
-        code = (ENVS / path.stem / "tools.py").read_text(encoding="utf-8")
+    for path in sorted(authored.glob("[!_]*.py")):
+        code = (tools / path.stem / "tools.py").read_text(encoding="utf-8")
         env = Environment.build(code, source=_source(path), **_load(path).FIELDS)
         written.append(env.write(out / path.stem))
     return written
@@ -72,6 +78,8 @@ def build_broken(out: Path) -> list[Path]:
 def main() -> None:
     paths = build_envs(ENVS)
     print(f"{ENVS}: {len(paths)} environments", file=sys.stderr)
+    paths = build_envs(TRAIN_ENVS, authored=TRAIN_AUTHORED, tools=TRAIN_ENVS)
+    print(f"{TRAIN_ENVS}: {len(paths)} environments", file=sys.stderr)
     broken = HERE / "broken"
     if broken.exists():
         shutil.rmtree(broken)

@@ -1,15 +1,17 @@
 """The bundled examples: every authored environment passes verify, every broken one fails
-with exactly its code, and the committed files are what the generator writes."""
+with exactly its code, the training set is separate from the evaluation set, and the
+committed files are what the generator writes."""
 
 from __future__ import annotations
 
 import importlib.util
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from mcp_servers import LocalSandbox, find_envs, load_env
+from mcp_servers import LocalSandbox, find_envs, load_env, normalize_answer
 from mcp_servers._verify import verify_paths
 from mcp_servers._verify_checks import FINDING_CODES
 
@@ -37,17 +39,48 @@ def test_examples_cover_the_required_variety() -> None:
     assert len({e.spec.id for e in envs}) == len(envs)
 
 
-def test_committed_examples_match_the_generator(tmp_path: Path) -> None:
+def test_training_set_is_varied_and_separate_from_the_evaluation_set() -> None:
+    train = [load_env(p) for p in find_envs(EXAMPLES / "train_envs")]
+    evaluation = [load_env(p) for p in find_envs(EXAMPLES / "envs")]
+    assert len(train) >= 32
+    assert sum(e.spec.language == "zh" for e in train) >= 8
+    assert {e.spec.task.scenario for e in train} == {"single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"}
+    assert len({e.spec.domain for e in train}) >= 20
+    assert {len(e.spec.tools) for e in train} >= {1, 2, 3, 4}
+    unused = [e for e in train if {t.name for t in e.spec.tools} - {s.golden_call.tool for s in e.spec.subtasks if s.golden_call}]
+    assert len(unused) >= 5, "some training environments must offer a plausible tool the task does not need"
+    assert len({e.spec.id for e in train}) == len(train)
+    assert not {e.spec.id for e in train} & {e.spec.id for e in evaluation}
+    assert not {p.name for p in find_envs(EXAMPLES / "train_envs")} & {p.name for p in find_envs(EXAMPLES / "envs")}
+    # The loop's audit also compares embeddings (recipe/overlap.py); exact copies are caught here without a model.
+    eval_questions = {normalize_answer(e.spec.task.question) for e in evaluation}
+    train_questions = {normalize_answer(q) for e in train for q in [e.spec.task.question, *(s.question for s in e.spec.subtasks)]}
+    assert not train_questions & eval_questions
+
+
+def _build_examples_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("build_examples", EXAMPLES / "build_examples.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    built = module.build_envs(tmp_path / "envs") + module.build_broken(tmp_path / "broken")
+    return module
+
+
+def test_committed_examples_match_the_generator(tmp_path: Path) -> None:
+    module = _build_examples_module()
+    built = (
+        module.build_envs(tmp_path / "envs")
+        + module.build_envs(tmp_path / "train_envs", authored=module.TRAIN_AUTHORED, tools=module.TRAIN_ENVS)
+        + module.build_broken(tmp_path / "broken")
+    )
     assert built
     for directory in built:
         committed = EXAMPLES / directory.parent.name / directory.name
         for name in ("env.json", "tools.py"):
             assert (directory / name).read_text() == (committed / name).read_text(), f"{committed / name} is stale"
+    for folder in ("envs", "train_envs"):
+        committed_dirs = {p.name for p in find_envs(EXAMPLES / folder)}
+        assert committed_dirs == {p.name for p in built if p.parent.name == folder}, f"examples/{folder} holds an unauthored directory"
 
 
 @pytest.mark.anyio
@@ -57,6 +90,15 @@ async def test_every_authored_example_passes() -> None:
     failures = {Path(r.path).name: [f"{f.code}: {f.message}" for f in r.findings] for r in report.envs if not r.passed}
     assert failures == {}
     assert report.passed and len(report.envs) >= 12
+
+
+@pytest.mark.anyio
+async def test_every_training_environment_passes() -> None:
+    async with LocalSandbox() as sandbox:
+        report = await verify_paths([EXAMPLES / "train_envs"], sandbox=sandbox)
+    failures = {Path(r.path).name: [f"{f.code}: {f.message}" for f in r.findings] for r in report.envs if not r.passed}
+    assert failures == {}
+    assert report.passed and len(report.envs) >= 32
 
 
 @pytest.mark.anyio

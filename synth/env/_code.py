@@ -1,4 +1,4 @@
-"""Generated tool code: extraction from replies, static checks, module rendering.
+"""Tool code: static checks and module rendering.
 
 Whether a tool's output holds an answer is decided by `mcp_servers.answer_in_output`, the
 rule `verify` and the reward use, so synthesis never keeps a tool that verify rejects.
@@ -11,15 +11,9 @@ the environment or the network (nondeterministic by construction).
 from __future__ import annotations
 
 import ast
-import re
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Any
-
-from synth.core import extract_json
-
-_PY_FENCE = re.compile(r"```(?:python|py|Python)?\s*\n(.*?)```", re.DOTALL)
 
 NONDETERMINISTIC_MODULES = frozenset({"random", "time", "uuid", "secrets", "os", "threading", "multiprocessing"})
 """Modules whose use makes output depend on the clock, entropy or the host."""
@@ -36,26 +30,6 @@ class CodeProblem(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
-
-
-def extract_code(text: str) -> dict[str, Any]:
-    """`{"code": ...}` from a reply: a JSON object with `code`, a fenced Python block, or bare code.
-
-    Raises:
-        ValueError: when the reply holds no code.
-    """
-    try:
-        data = extract_json(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("code"), str):
-        return {"code": data["code"]}
-    blocks = _PY_FENCE.findall(text or "")
-    if blocks:
-        return {"code": max(blocks, key=len)}
-    if "def " in (text or ""):
-        return {"code": text}
-    raise ValueError("no Python code found in the reply (expected a ```python block)")
 
 
 def check_code(code: str, function: str, parameters: Sequence[str]) -> None:

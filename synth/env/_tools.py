@@ -14,15 +14,38 @@ from typing import Any
 import anyio
 import jsonschema
 from jsonschema.validators import validator_for
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_sdk import ChatMessage
-from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
-from synth.core import ReplyCheck, ask_structured, enforces_schema, format_validation_error
+from mcp_servers import (
+    Environment,
+    GoldenCall,
+    Source,
+    Subtask,
+    Task,
+    ToolSpec,
+    answer_in_output,
+    normalize_answer,
+)
+from synth.core import (
+    ReplyCheck,
+    ask_structured,
+    enforces_schema,
+    format_validation_error,
+)
 from synth.env import _schemas, prompts
-from synth.env._code import CodeProblem, check_code, extract_code, render_module
-from synth.env.config import SynthConfig
+from synth.env._code import CodeProblem, check_code, render_module
 from synth.env._import_search import text_values
+from synth.env._table import (
+    TableRows,
+    answer_field,
+    data_key,
+    key_parameters,
+    render_table_tool,
+    rows_problem,
+    rows_schema,
+)
+from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SubQuestion, SynthTool, ToolDoc
 
 _ERROR_KINDS = {
@@ -46,12 +69,6 @@ class ArgumentsReply(BaseModel):
     """The arguments of the golden call (validated against the tool's parameters by `arguments_problem`)."""
 
     model_config = ConfigDict(extra="allow")
-
-
-class CodeReply(BaseModel):
-    """The implementation."""
-
-    code: str = Field(min_length=1)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -205,22 +222,26 @@ async def _answer_elsewhere(session: Any, name: str, env: Environment, members: 
 async def write_code(
     model: Any, sandbox: Any, sample: Sample, *, name: str, description: str, schema: dict[str, Any], members: list[Member], config: SynthConfig
 ) -> str | Failure:
-    """Write and validate an implementation, feeding failures back; the last failure rejects."""
-    base: list[ChatMessage] = prompts.tool_code(name, schema, [(m.arguments, m.sub.answer) for m in members], description)
-    convo = base
-    params = list((schema.get("properties") or {}).keys())
-    failure = Failure(reason="code_invalid_output")
+    """A table-backed implementation (`_table`): golden rows plus model-written ones, replayed in the sandbox.
+
+    A sandbox failure of the rendered tool (an answer that also comes back for other inputs,
+    say) is fed back for new rows; the last failure rejects.
+    """
+    keys = key_parameters(schema)
+    golden = [(data_key(schema, m.arguments), m.sub.answer) for m in members]
+    base = prompts.tool_rows(name, description, schema, keys, answer_field(name), golden)
+    convo, failure = base, Failure(reason="code_invalid_output")
     total = config.code_retries + 1
     for attempt in range(1, total + 1):
         reply = await ask_structured(
-            model, convo, CodeReply, retries=config.retries, settings=config.sampling, include_schema=False, parse=extract_code,
-            enforce=False,
+            model, convo, TableRows, retries=config.retries, settings=config.sampling,
+            check=lambda r: rows_problem(r, golden, len(keys)), schema=rows_schema(len(keys)),
         )
         if reply.value is None:
             return Failure(reason=f"code_{reply.reason_code}", detail=reply.detail)
-        code = reply.value.code
+        code = render_table_tool(name, schema, golden, reply.value.rows)
         try:
-            check_code(code, name, params)
+            check_code(code, name, list((schema.get("properties") or {}).keys()))
             env = probe_env(name, name, description, schema, code, members, sample)
         except CodeProblem as problem:
             failure = Failure(reason=problem.code, detail=str(problem))
@@ -233,9 +254,9 @@ async def write_code(
             failure = result
         # only the latest attempt is shown back: the conversation stays bounded for small context windows
         convo = base + [
-            ChatMessage(role="assistant", content=reply.raw[:6000]),
-            ChatMessage(role="user", content=f"The code failed ({failure.reason}): {failure.detail}\n"
-                f"Fix it and reply with the whole corrected ```python block (next attempt: {attempt + 1} of {total})."),
+            ChatMessage(role="assistant", content=reply.raw[:4000]),
+            ChatMessage(role="user", content=f"These rows failed ({failure.reason}): {failure.detail}\n"
+                f"Write the rows again (next attempt: {attempt + 1} of {total})."),
         ]
     return failure
 

@@ -13,22 +13,20 @@ import json
 from typing import Any
 
 from agent_sdk import ChatMessage
-
 from synth.core import PromptExample
 from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
 
 _LANG = {"en": "English", "zh": "Simplified Chinese"}
 
 SYSTEM = "You write training data for AI agents that use tools. Reply with JSON only."
-CODE_SYSTEM = "You write small, deterministic Python tools for AI agent training environments. Reply with one Python code block."
 
 
 def _language(code: str) -> str:
     return _LANG.get(code, code)
 
 
-def _messages(user: str, system: str = SYSTEM) -> list[ChatMessage]:
-    return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
+def _messages(user: str) -> list[ChatMessage]:
+    return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
 
 
 DECOMPOSE_EXAMPLE = PromptExample(
@@ -177,50 +175,14 @@ def scale_doc(doc: ToolDoc) -> list[ChatMessage]:
     )
 
 
-def tool_skeleton(name: str, schema: dict[str, Any]) -> str:
-    """The module a tool's implementation completes: an empty `DATA` table and its lookup.
-
-    The lookup is fixed (keys: the required arguments, stripped and casefolded, in schema
-    order) so that what the model writes is the data, where a 0.5B model left to write the
-    whole function returned stubs, echoes and `datetime.now()`.
-    """
-    props = list((schema.get("properties") or {}).keys())
-    required = [p for p in schema.get("required") or [] if p in props] or props[:1]
-    params = ", ".join([*required, *(f"{p}=None" for p in props if p not in required)])
-    key = ", ".join(f"str({p}).strip().casefold()" for p in required)
-    return (
-        "DATA = {\n}\n\n\n"
-        f"def {name}({params}):\n"
-        f"    row = DATA.get(({key},))\n"
-        "    if row is None:\n"
-        "        return {\"error\": \"not found\", \"known\": sorted(\" / \".join(k) for k in DATA)}\n"
-        "    return dict(row)\n"
-    )
-
-
-def data_key(schema: dict[str, Any], arguments: dict[str, Any]) -> tuple[str, ...]:
-    """The `DATA` key `tool_skeleton`'s lookup computes for `arguments`."""
-    props = list((schema.get("properties") or {}).keys())
-    required = [p for p in schema.get("required") or [] if p in props] or props[:1]
-    return tuple(str(arguments.get(p)).strip().casefold() for p in required)
-
-
-def tool_code(name: str, schema: dict[str, Any], calls: list[tuple[dict[str, Any], str]], description: str) -> list[ChatMessage]:
-    """Complete a tool's module (`tool_skeleton`) so that each golden call returns its answer."""
-    expectations = "\n".join(
-        f"- {name}(**{json.dumps(args, ensure_ascii=False)}) looks up DATA[{data_key(schema, args)!r}], "
-        f"which must be a dict with the exact text {answer!r} as one of its values"
-        for args, answer in calls
-    )
+def tool_rows(name: str, description: str, schema: dict[str, Any], keys: list[str], field: str, golden: list[tuple[tuple[str, ...], str]]) -> list[ChatMessage]:
+    """More rows for a table-backed tool (`_table`): other plausible inputs and their outputs."""
+    shown = "\n".join(f"- key {list(key)} -> {field}: {answer!r}" for key, answer in golden)
     return _messages(
-        f"Complete this Python tool.\nName: {name}\nDescription: {description}\n"
-        f"Parameters (JSON Schema): {json.dumps(schema, ensure_ascii=False)}\n\n"
-        f"```python\n{tool_skeleton(name, schema)}```\n\n{expectations}\n\n"
-        "Fill in DATA: the row(s) above, then 3 to 5 other rows with other plausible keys and values. Each value is a dict "
-        "of 2 to 4 fields with descriptive names. Keep the function as it is (you may add optional behaviour for the "
-        "optional parameters). Standard library only; no random, time, datetime.now, uuid, os, files or network.\n"
-        "Reply with the whole module in one ```python code block.",
-        system=CODE_SYSTEM,
+        f"Tool: {name}({', '.join(keys)}): {description}\nParameters (JSON Schema): {json.dumps(schema, ensure_ascii=False)}\n\n"
+        f"Its data table has these rows:\n{shown}\n\n"
+        f"Write 3 to 5 more rows for other plausible inputs: key is the list of values of ({', '.join(keys)}), value is "
+        f"that input's {field}, details (optional) a short note about it. Use realistic, varied values."
     )
 
 

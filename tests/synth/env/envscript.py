@@ -1,7 +1,7 @@
 """A scripted LLM for synth/env tests: answers each stage's prompt from a `Script`.
 
-The reply is chosen by the stage (recognised from the first user message) and, for code,
-by the attempt number (how many code replies were already given in the conversation).
+The reply is chosen by the stage (recognised from the first user message) and, for a tool's
+data rows, by the attempt number (how many rows replies that tool was already given).
 """
 
 from __future__ import annotations
@@ -13,25 +13,22 @@ from typing import Any
 
 from agent_sdk import ChatMessage
 
-LANDMARK_CODE = '''
-DATA = {"eiffel tower": {"city": "Paris", "country": "France"}, "colosseum": {"city": "Rome", "country": "Italy"}}
+LANDMARK_ROWS = json.dumps({"rows": [
+    {"key": ["colosseum"], "value": "Rome", "details": "Italy"},
+    {"key": ["big ben"], "value": "London"},
+    {"key": ["sagrada familia"], "value": "Barcelona"},
+]})
 
-def get_landmark_city(landmark, language="en"):
-    row = DATA.get(landmark.strip().lower())
-    if row is None:
-        return {"error": "not found"}
-    return dict(row)
-'''
+WEATHER_ROWS = json.dumps({"rows": [
+    {"key": ["rome"], "value": "24°C"},
+    {"key": ["berlin"], "value": "12°C", "details": "light rain"},
+    {"key": ["madrid"], "value": "27°C"},
+]}, ensure_ascii=False)
 
-WEATHER_CODE = '''
-WEATHER = {"paris": "18°C", "rome": "24°C", "berlin": "12°C"}
 
-def get_city_weather(city, units="metric"):
-    temp = WEATHER.get(city.strip().lower())
-    if temp is None:
-        return {"error": "not found"}
-    return {"city": city, "temperature": temp}
-'''
+def rows(*items: tuple[list[str], str]) -> str:
+    """A rows reply: `(key, value)` pairs."""
+    return json.dumps({"rows": [{"key": k, "value": v} for k, v in items]}, ensure_ascii=False)
 
 
 def doc(name: str, params: dict[str, str], golden: dict[str, Any], description: str = "Look up data.") -> str:
@@ -46,10 +43,6 @@ def doc(name: str, params: dict[str, str], golden: dict[str, Any], description: 
         },
         ensure_ascii=False,
     )
-
-
-def fenced(code: str) -> str:
-    return f"Here is the code:\n```python\n{code.strip()}\n```"
 
 
 @dataclass
@@ -71,9 +64,9 @@ class Script:
         "q2": doc("get_city_weather", {"city": "string"}, {"city": "Paris"}, "Current weather of a city."),
     })
     scale: Any = None
-    code: dict[str, list[Any]] = field(default_factory=lambda: {
-        "get_landmark_city": [fenced(LANDMARK_CODE)],
-        "get_city_weather": [fenced(WEATHER_CODE)],
+    rows: dict[str, list[Any]] = field(default_factory=lambda: {
+        "get_landmark_city": [LANDMARK_ROWS],
+        "get_city_weather": [WEATHER_ROWS],
     })
     groups: Any = '{"groups": []}'
     merged: Any = None
@@ -103,8 +96,8 @@ class Script:
             return "args", re.search(r"answers sub-question (\w+)\.", first).group(1)
         if "Make this tool more realistic" in first:
             return "scale", json.loads(first.split("Tool document:\n", 1)[1].split("\n\n", 1)[0])["name"]
-        if "Complete this Python tool" in first:
-            return "code", re.search(r"Name: (\w+)", first).group(1)
+        if "Its data table has these rows" in first:
+            return "rows", re.search(r"Tool: (\w+)\(", first).group(1)
         if "Group the sub-questions" in first:
             return "groups", ""
         if "share one intent" in first:
@@ -133,9 +126,9 @@ class Script:
             props = dict(base["parameters"]["properties"])
             props["language" if "landmark" in props else "units"] = {"type": "string", "enum": ["en", "fr"] if "landmark" in props else ["metric", "imperial"]}
             return json.dumps({**base, "parameters": {**base["parameters"], "properties": props}})
-        if stage == "code":
-            attempts = self.code[key]
-            done = sum(1 for entry in self.log[:-1] if entry == f"code:{key}")
+        if stage == "rows":
+            attempts = self.rows[key]
+            done = sum(1 for entry in self.log[:-1] if entry == f"rows:{key}")
             return attempts[min(done, len(attempts) - 1)]
         if stage == "groups":
             return self.groups

@@ -4,14 +4,21 @@ corpus chunking, the one answer rule, and context_overflow as a terminal, counte
 import json
 from pathlib import Path
 
-import agent_sdk
 import jsonschema
 import pytest
-
-from envscript import Script, fenced
+from envscript import Script
+from envscript import rows as table_rows
 from scripted import ScriptedModel
-from synth.env import SynthConfig, load_seeds, render_report, synthesize_envs
-from synth.env import _schemas, prompts
+
+import agent_sdk
+from synth.env import (
+    SynthConfig,
+    _schemas,
+    load_seeds,
+    prompts,
+    render_report,
+    synthesize_envs,
+)
 from synth.env._seeds import chunk_text, estimate_tokens
 from synth.env._tools import source_values
 from synth.env.records import Sample, SubQuestion
@@ -97,7 +104,7 @@ def seeds_of(tmp_path, rows, **cfg):
 
 def test_per_call_schemas_take_their_shape_from_the_input():
     necessity = _schemas.necessity_schema(["q1", "q2", "q3"])
-    item = lambda i: {"id": i, "needs_tool": True, "reason": "lookup"}  # noqa: E731
+    item = lambda i: {"id": i, "needs_tool": True, "reason": "lookup"}
     jsonschema.validate({"items": [item("q1"), item("q2"), item("q3")]}, necessity)
     for bad in ([item("q1"), item("q2")], [item("q1"), item("q2"), item("q4")], [item("q1"), item("q1"), item("q2"), item("q3")]):
         with pytest.raises(jsonschema.ValidationError):
@@ -161,13 +168,19 @@ def test_long_corpora_are_chunked_into_several_seeds(tmp_path):
 
 @pytest.mark.anyio
 async def test_tool_synthesis_uses_the_answer_rule_of_verify(tmp_path, sandbox):
-    # "Paris" inside "Parisian" is a substring but not the answer: verify would reject this tool
-    code = 'def get_landmark_city(landmark, language="en"):\n    return {"city": "Parisian quarter"} if landmark.strip().lower() == "eiffel tower" else {"error": "not found"}'
-    script = Script(code={"get_landmark_city": [fenced(code)], "get_city_weather": Script().code["get_city_weather"]})
-    result, _ = await run(tmp_path, script, sandbox, code_retries=0)
+    # "Paris" inside "Parisian" is a substring but not the answer (verify's rule): that row may stand;
+    # a row giving "Paris" for another input may not (the answer would not be distinctive)
+    parisian = table_rows((["louvre"], "Parisian quarter"), (["colosseum"], "Rome"), (["big ben"], "London"))
+    giveaway = table_rows((["louvre"], "Paris"), (["colosseum"], "Rome"), (["big ben"], "London"))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    kept, _ = await run(tmp_path / "a", Script(rows={"get_landmark_city": [parisian], "get_city_weather": Script().rows["get_city_weather"]}), sandbox)
+    assert len(kept.envs) == 1
+    script = Script(rows={"get_landmark_city": [giveaway], "get_city_weather": Script().rows["get_city_weather"]})
+    result, _ = await run(tmp_path / "b", script, sandbox, code_retries=0, retries=0)
     assert result.envs == []
-    (rej,) = rejected(tmp_path / "out")
-    assert (rej["stage"], rej["reason"]) == ("tools", "answer_missing") and "Parisian" in rej["detail"]
+    (rej,) = rejected(tmp_path / "b" / "out")
+    assert (rej["stage"], rej["reason"]) == ("tools", "code_invalid_output") and "the answer of another input" in rej["detail"]
 
 
 needs_overflow = pytest.mark.skipif(

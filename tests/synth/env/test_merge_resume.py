@@ -8,10 +8,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-
-from envscript import WEATHER_CODE, Crash, Script, doc, fenced
-from mcp_servers import load_env
+from envscript import Crash, Script, doc
 from scripted import ScriptedModel
+
+from mcp_servers import load_env
 from synth.env import SynthConfig, synthesize_envs
 
 HERE = Path(__file__).parent
@@ -27,21 +27,19 @@ PARALLEL = json.dumps({
 ROW = {"question": "What are the current temperatures in Paris and in Rome?", "domain": "weather"}
 
 
-def merge_script(merged_code: str) -> Script:
+def merge_script(merged_calls: dict[str, dict] | None = None) -> Script:
     merged = {
         "tool": {"name": "city_weather", "description": "Current weather of a city.",
                  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
-        "golden_calls": {"q1": {"city": "Paris"}, "q2": {"city": "Rome"}},
+        "golden_calls": merged_calls or {"q1": {"city": "Paris"}, "q2": {"city": "Rome"}},
     }
+    others = json.dumps({"rows": [{"key": ["berlin"], "value": "12°C"}, {"key": ["madrid"], "value": "27°C"}, {"key": ["oslo"], "value": "9°C"}]},
+                        ensure_ascii=False)
     return Script(
         decompose=[PARALLEL],
         docs={"q1": doc("get_city_weather", {"city": "string"}, {"city": "Paris"}), "q2": doc("weather_now", {"city": "string"}, {"city": "Rome"})},
         scale="{}",
-        code={
-            "get_city_weather": [fenced(WEATHER_CODE)],
-            "weather_now": [fenced(WEATHER_CODE.replace("get_city_weather", "weather_now"))],
-            "city_weather": [fenced(merged_code)],
-        },
+        rows={"get_city_weather": [others], "weather_now": [others], "city_weather": [others]},
         groups='{"groups": [{"ids": ["q1", "q2"], "intent": "current weather of a city"}]}',
         merged=json.dumps(merged),
     )
@@ -55,7 +53,7 @@ async def run(out: Path, script: Script, sandbox, row=ROW, **cfg):
 
 @pytest.mark.anyio
 async def test_same_intent_tools_merge_into_one_verified_tool(tmp_path, sandbox):
-    result = await run(tmp_path / "out", merge_script(WEATHER_CODE.replace("get_city_weather", "city_weather")), sandbox)
+    result = await run(tmp_path / "out", merge_script(), sandbox)
     (record,) = result.envs
     assert record.scenario == "parallel_single_hop" and record.tools == 1
     assert "merged q1+q2 into city_weather" in record.notes
@@ -65,13 +63,13 @@ async def test_same_intent_tools_merge_into_one_verified_tool(tmp_path, sandbox)
 
 @pytest.mark.anyio
 async def test_a_merge_that_breaks_one_member_falls_back(tmp_path, sandbox):
-    broken = 'def city_weather(city):\n    if city.lower() == "paris":\n        return {"temperature": "18°C"}\n    return {"error": "not found"}'
-    script = merge_script(broken)
+    # q2's golden call takes a value its sub-question does not offer: the merged tool would not answer q2
+    script = merge_script({"q1": {"city": "Paris"}, "q2": {"city": "Paris"}})
     result = await run(tmp_path / "out", script, sandbox, code_retries=1)
     (record,) = result.envs
     assert record.tools == 2
-    assert any(n.startswith("merge_fallback q1+q2: answer_missing") and "q2" in n for n in record.notes)
-    assert script.log.count("code:city_weather") == 2
+    assert any(n.startswith("merge_fallback q1+q2:") and "q2" in n for n in record.notes), record.notes
+    assert script.log.count("rows:city_weather") == 0
     env = load_env(tmp_path / "out" / record.path)
     assert sorted(t.name for t in env.spec.tools) == ["get_city_weather", "weather_now"]
 
@@ -88,7 +86,7 @@ def snapshot(out: Path) -> dict[str, bytes]:
 async def test_crash_and_resume_gives_identical_output(tmp_path, sandbox):
     await run(tmp_path / "ref", Script(), sandbox)
     with pytest.raises(BaseException) as info:
-        await run(tmp_path / "crashed", Script(crash_on="code:get_city_weather"), sandbox)
+        await run(tmp_path / "crashed", Script(crash_on="rows:get_city_weather"), sandbox)
     assert info.group_contains(Crash) if isinstance(info.value, BaseExceptionGroup) else info.type is Crash
     assert not (tmp_path / "crashed" / "envs").exists()
     with open(tmp_path / "crashed" / "checks.jsonl", "a") as fh:
@@ -111,7 +109,7 @@ RUNNER = textwrap.dedent(
     class Hang(Script):
         def __call__(self, messages, tools, settings):
             first = next(m.content for m in messages if m.role == "user")
-            if "Complete this Python tool" in first and "get_city_weather" in first:
+            if "Its data table has these rows" in first and "get_city_weather" in first:
                 Path({marker!r}).write_text("at code")
                 return anyio.sleep_forever()
             return super().__call__(messages, tools, settings)
@@ -135,7 +133,7 @@ async def test_kill_9_mid_pipeline_then_resume_gives_identical_output(tmp_path, 
     try:
         with anyio.fail_after(120):
             while not marker.exists():
-                assert proc.poll() is None, "the pipeline exited before reaching the code stage"
+                assert proc.poll() is None, "the pipeline exited before reaching the rows of a tool"
                 await anyio.sleep(0.05)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)

@@ -2,12 +2,13 @@ import json
 from pathlib import Path
 
 import pytest
+from envscript import Script, doc
+from envscript import rows as table_rows
 from mcp import Client
+from scripted import ScriptedModel
 
 import synth.env
-from envscript import Script, doc, fenced
 from mcp_servers import build_env_server, load_env
-from scripted import ScriptedModel
 from synth.env import SynthConfig, synthesize_envs
 
 QUESTION_ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
@@ -85,9 +86,9 @@ async def test_chinese_domain_only_sample(tmp_path, sandbox):
         }, ensure_ascii=False)],
         docs={"q1": landmark, "q2": weather},
         scale="不行",
-        code={
-            "lookup_landmark_city": [fenced('DATA = {"故宫博物院": "北京", "外滩": "上海"}\n\ndef lookup_landmark_city(landmark):\n    city = DATA.get(landmark.strip())\n    return {"city": city} if city else {"error": "未找到"}')],
-            "lookup_city_temperature": [fenced('T = {"北京": "21摄氏度", "上海": "25摄氏度"}\n\ndef lookup_city_temperature(city):\n    t = T.get(city.strip())\n    return {"城市": city, "气温": t} if t else {"error": "未找到"}')],
+        rows={
+            "lookup_landmark_city": [table_rows((["外滩"], "上海"), (["西湖"], "杭州"), (["宽窄巷子"], "成都"))],
+            "lookup_city_temperature": [table_rows((["上海"], "25摄氏度"), (["杭州"], "23摄氏度"), (["成都"], "19摄氏度"))],
         },
     )
     result, model = await run(tmp_path, script, sandbox, rows=[{"domain": "在线预订（酒店、机票、门票）", "knowledge_corpus": ""}])
@@ -127,47 +128,40 @@ async def test_a_judge_that_errors_or_omits_its_score_rejects(tmp_path, sandbox,
 
 
 @pytest.mark.anyio
-async def test_code_that_never_contains_the_answer_is_rejected(tmp_path, sandbox):
-    wrong = fenced('def get_city_weather(city, units="metric"):\n    return {"city": city, "temperature": "9°C"}')
-    script = Script(code={"get_landmark_city": Script().code["get_landmark_city"], "get_city_weather": [wrong]})
-    result, model = await run(tmp_path, script, sandbox, code_retries=2)
+async def test_rows_that_repeat_a_golden_input_are_fed_back_then_rejected(tmp_path, sandbox):
+    clash = table_rows((["paris"], "9°C"), (["rome"], "24°C"), (["berlin"], "12°C"))
+    script = Script(rows={"get_landmark_city": Script().rows["get_landmark_city"], "get_city_weather": [clash]})
+    result, model = await run(tmp_path, script, sandbox, code_retries=0, retries=2)
     assert result.envs == []
     (rej,) = rejected(tmp_path / "out")
-    assert (rej["stage"], rej["reason"]) == ("tools", "answer_missing")
-    assert "q2" in rej["detail"] and "18°C" in rej["detail"]
-    assert script.log.count("code:get_city_weather") == 3  # first try + 2 retries, each told why
-    feedback = [m.content for r in model.requests for m in r if m.role == "user" and "The code failed (answer_missing)" in (m.content or "")]
+    assert (rej["stage"], rej["reason"]) == ("tools", "code_invalid_output") and "['paris'] is already in DATA" in rej["detail"]
+    assert script.log.count("rows:get_city_weather") >= 2  # retried, told why (a repeated retry prompt is answered from the cache)
+    feedback = [m.content for r in model.requests for m in r if m.role == "user" and "already in DATA" in (m.content or "")]
     assert feedback
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(
-    "code",
-    [
-        'import random\n\ndef get_city_weather(city, units="metric"):\n    return {"temperature": "18°C", "noise": random.random()}',
-        'import time\n\ndef get_city_weather(city, units="metric"):\n    return {"temperature": "18°C", "at": time.time()}',
-        'from datetime import datetime\n\ndef get_city_weather(city, units="metric"):\n    return {"temperature": "18°C", "at": datetime.now().isoformat()}',
-    ],
-)
-async def test_code_using_random_or_time_is_rejected_nondeterministic(tmp_path, sandbox, code):
-    script = Script(code={"get_landmark_city": Script().code["get_landmark_city"], "get_city_weather": [fenced(code)]})
-    result, _ = await run(tmp_path, script, sandbox, code_retries=1)
-    assert result.envs == []
-    (rej,) = rejected(tmp_path / "out")
-    assert (rej["stage"], rej["reason"]) == ("tools", "nondeterministic")
+async def test_a_synthesized_tool_is_a_deterministic_table_lookup(tmp_path, sandbox):
+    result, _ = await run(tmp_path, Script(), sandbox)
+    (record,) = result.envs
+    env = load_env(tmp_path / "out" / record.path)
+    async with Client(build_env_server(env, sandbox), mode="legacy") as client:
+        found = [(await client.call_tool("get_city_weather", {"city": " Berlin "})).content[0].text for _ in range(2)]
+        missing = await client.call_tool("get_city_weather", {"city": "Oslo"})
+    assert found[0] == found[1] and "12°C" in found[0] and "light rain" in found[0]
+    assert "not found" in missing.content[0].text and "18°C" not in missing.content[0].text
 
 
 @pytest.mark.anyio
 async def test_duplicate_tool_names_are_renamed_never_overwritten(tmp_path, sandbox):
-    landmark = Script().code["get_landmark_city"][0].replace("get_landmark_city", "lookup")
-    weather = Script().code["get_city_weather"][0].replace("get_city_weather", "lookup")
+    landmark, weather = Script().rows["get_landmark_city"][0], Script().rows["get_city_weather"][0]
     script = Script(
         docs={
             "q1": doc("lookup", {"landmark": "string"}, {"landmark": "Eiffel Tower"}),
             "q2": doc("lookup", {"city": "string"}, {"city": "Paris"}),
         },
         scale="{}",
-        code={"lookup": [lambda messages: landmark if "landmark" in messages[1].content.split("Parameters")[1][:200] else weather]},
+        rows={"lookup": [lambda messages: landmark if "lookup(landmark)" in messages[1].content else weather]},
     )
     result, _ = await run(tmp_path, script, sandbox)
     (record,) = result.envs
@@ -192,14 +186,14 @@ async def test_bad_input_lines_are_named_and_the_rest_still_runs(tmp_path, sandb
 
 
 @pytest.mark.anyio
-async def test_failing_code_is_fixed_on_retry_with_the_failure_fed_back(tmp_path, sandbox):
-    wrong = fenced('def get_city_weather(city, units="metric"):\n    return {"city": city, "temperature": "9°C"}')
-    right = Script().code["get_city_weather"][0]
-    script = Script(code={"get_landmark_city": Script().code["get_landmark_city"], "get_city_weather": [wrong, right]})
+async def test_failing_rows_are_fixed_on_retry_with_the_failure_fed_back(tmp_path, sandbox):
+    giveaway = table_rows((["rome"], "18°C"), (["berlin"], "12°C"), (["madrid"], "27°C"))
+    right = Script().rows["get_city_weather"][0]
+    script = Script(rows={"get_landmark_city": Script().rows["get_landmark_city"], "get_city_weather": [giveaway, right]})
     result, model = await run(tmp_path, script, sandbox)
     assert len(result.envs) == 1
-    retry = next(r for r in model.requests if "Name: get_city_weather" in r[1].content and len(r) > 2)
-    assert retry[-2].content == wrong and "answer_missing" in retry[-1].content and "9°C" in retry[-1].content
+    retry = next(r for r in model.requests if "Tool: get_city_weather(" in r[1].content and len(r) > 2)
+    assert retry[-2].content == giveaway and "the answer of another input" in retry[-1].content
 
 
 @pytest.mark.anyio

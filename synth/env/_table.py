@@ -79,18 +79,27 @@ def rows_schema(keys: int, *, most: int = 5) -> dict[str, Any]:
 
 
 def rows_problem(rows: TableRows, golden: list[tuple[tuple[str, ...], str]], keys: int) -> str | None:
-    """Why model-written rows cannot stand beside the golden ones (None when they can)."""
+    """Why model-written rows cannot stand beside the golden ones (None when they can).
+
+    A row repeating a golden input is ignored (the golden row stands; the embedded model
+    copied the row it was shown in 5 of 7 tools), but at least one new input is needed, and no
+    row may give an answer for another input: the answer would not be distinctive.
+    """
     taken = {k for k, _ in golden}
+    new = 0
     for row in rows.rows:
         key = tuple(v.strip().casefold() for v in row.key)
         if len(key) != keys:
             return f"each key has exactly {keys} value(s); got {row.key}"
         if key in taken:
-            return f"the key {row.key} is already in DATA; write rows for other inputs"
+            continue
+        new += 1
         text = " ".join([row.value, row.details or ""])
         for _, answer in golden:
             if answer_in_output(answer, text):
                 return f"the row for {row.key} gives {answer!r}, the answer of another input; write different values"
+    if not new:
+        return "every row repeats an input already in DATA; write rows for other inputs"
     return None
 
 

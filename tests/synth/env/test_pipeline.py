@@ -128,16 +128,23 @@ async def test_a_judge_that_errors_or_omits_its_score_rejects(tmp_path, sandbox,
 
 
 @pytest.mark.anyio
-async def test_rows_that_repeat_a_golden_input_are_fed_back_then_rejected(tmp_path, sandbox):
-    clash = table_rows((["paris"], "9°C"), (["rome"], "24°C"), (["berlin"], "12°C"))
+async def test_rows_that_only_repeat_a_golden_input_are_fed_back_then_rejected(tmp_path, sandbox):
+    clash = table_rows((["paris"], "9°C"), (["Paris "], "18°C"), (["paris"], "18°C"))
     script = Script(rows={"get_landmark_city": Script().rows["get_landmark_city"], "get_city_weather": [clash]})
     result, model = await run(tmp_path, script, sandbox, code_retries=0, retries=2)
     assert result.envs == []
     (rej,) = rejected(tmp_path / "out")
-    assert (rej["stage"], rej["reason"]) == ("tools", "code_invalid_output") and "['paris'] is already in DATA" in rej["detail"]
+    assert (rej["stage"], rej["reason"]) == ("tools", "code_invalid_output") and "every row repeats an input already in DATA" in rej["detail"]
     assert script.log.count("rows:get_city_weather") >= 2  # retried, told why (a repeated retry prompt is answered from the cache)
     feedback = [m.content for r in model.requests for m in r if m.role == "user" and "already in DATA" in (m.content or "")]
     assert feedback
+    # one new input is enough: the rows repeating the golden one are ignored, the golden row stands
+    script = Script(rows={"get_landmark_city": Script().rows["get_landmark_city"],
+                          "get_city_weather": [table_rows((["paris"], "9°C"), (["rome"], "24°C"), (["oslo"], "8°C"))]})
+    (tmp_path / "again").mkdir()
+    kept, _ = await run(tmp_path / "again", script, sandbox)
+    env = load_env(tmp_path / "again" / "out" / kept.envs[0].path)
+    assert "'paris',): {'city_weather': '18°C'}" in (env.path / "tools.py").read_text()
 
 
 @pytest.mark.anyio

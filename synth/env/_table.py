@@ -5,8 +5,9 @@ and casefolded, in schema order). The golden rows come from the sub-answers; the
 other plausible rows through a structured request whose size is bounded by the schema.
 Left to write whole functions, the embedded 0.5B model returned stubs, echoes and
 `datetime.now()`, reworded answers until no golden call returned them, and repeated rows until
-`max_tokens` cut the module mid-literal; as rows it can fail only on content (a row that repeats
-a golden input or gives away an answer), which the stage feeds back.
+`max_tokens` cut the module mid-literal. As rows it can fail only on content: a row that
+repeats a golden input or restates a golden answer is left out, and a reply with no other
+row is fed back.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from pydantic import BaseModel, Field
 
 from mcp_servers import answer_in_output
 
-__all__ = ["DETAILS", "TableRow", "TableRows", "answer_field", "data_key", "key_parameters", "render_table_tool", "rows_problem", "rows_schema"]
+__all__ = [
+    "DETAILS", "TableRow", "TableRows", "answer_field", "data_key", "key_parameters", "render_table_tool", "rows_problem", "rows_schema",
+    "usable_rows",
+]
 
 DETAILS = "details"
 """The optional free-text field a model-written row may carry beside the answer field."""
@@ -78,28 +82,31 @@ def rows_schema(keys: int, *, most: int = 5) -> dict[str, Any]:
     }
 
 
-def rows_problem(rows: TableRows, golden: list[tuple[tuple[str, ...], str]], keys: int) -> str | None:
-    """Why model-written rows cannot stand beside the golden ones (None when they can).
+def usable_rows(rows: list[TableRow], golden: list[tuple[tuple[str, ...], str]]) -> list[TableRow]:
+    """The rows that can stand beside the golden ones: new inputs that do not restate a golden answer.
 
-    A row repeating a golden input is ignored (the golden row stands; the embedded model
-    copied the row it was shown in 5 of 7 tools), but at least one new input is needed, and no
-    row may give an answer for another input: the answer would not be distinctive.
+    A row repeating a golden input (the embedded model copied the row it was shown in 5 of
+    7 tools) or giving a golden answer for another input (which would make the answer no
+    evidence of the right call) is left out; the golden rows always stand.
     """
     taken = {k for k, _ in golden}
-    new = 0
-    for row in rows.rows:
+    kept = []
+    for row in rows:
         key = tuple(v.strip().casefold() for v in row.key)
-        if len(key) != keys:
-            return f"each key has exactly {keys} value(s); got {row.key}"
-        if key in taken:
-            continue
-        new += 1
         text = " ".join([row.value, row.details or ""])
-        for _, answer in golden:
-            if answer_in_output(answer, text):
-                return f"the row for {row.key} gives {answer!r}, the answer of another input; write different values"
-    if not new:
-        return "every row repeats an input already in DATA; write rows for other inputs"
+        if key not in taken and not any(answer_in_output(answer, text) for _, answer in golden):
+            taken.add(key)
+            kept.append(row)
+    return kept
+
+
+def rows_problem(rows: TableRows, golden: list[tuple[tuple[str, ...], str]], keys: int) -> str | None:
+    """Why a rows reply adds nothing usable to the table (None when at least one row can stand)."""
+    for row in rows.rows:
+        if len(row.key) != keys:
+            return f"each key has exactly {keys} value(s); got {row.key}"
+    if not usable_rows(rows.rows, golden):
+        return "every row repeats an input already in DATA or gives one of its answers; write rows for other inputs with other values"
     return None
 
 
@@ -107,9 +114,9 @@ def render_table_tool(name: str, schema: dict[str, Any], golden: list[tuple[tupl
     """The source of a table-backed tool: `DATA` (golden rows first) and the function `name`."""
     field = answer_field(name)
     table: dict[tuple[str, ...], dict[str, str]] = {key: {field: answer} for key, answer in golden}
-    for row in rows:
+    for row in usable_rows(rows, golden):
         key = tuple(v.strip().casefold() for v in row.key)
-        table.setdefault(key, {field: row.value, **({DETAILS: row.details} if row.details else {})})
+        table[key] = {field: row.value, **({DETAILS: row.details} if row.details else {})}
     lines = "".join(f"    {key!r}: {value!r},\n" for key, value in table.items())
     props = list((schema.get("properties") or {}).keys())
     required = key_parameters(schema)

@@ -4,21 +4,15 @@ corpus chunking, the one answer rule, and context_overflow as a terminal, counte
 import json
 from pathlib import Path
 
+import agent_sdk
 import jsonschema
 import pytest
+
 from envscript import Script
 from envscript import rows as table_rows
+from mcp_servers import load_env
 from scripted import ScriptedModel
-
-import agent_sdk
-from synth.env import (
-    SynthConfig,
-    _schemas,
-    load_seeds,
-    prompts,
-    render_report,
-    synthesize_envs,
-)
+from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
 from synth.env._tools import source_values
 from synth.env.records import Sample, SubQuestion
@@ -168,19 +162,13 @@ def test_long_corpora_are_chunked_into_several_seeds(tmp_path):
 
 @pytest.mark.anyio
 async def test_tool_synthesis_uses_the_answer_rule_of_verify(tmp_path, sandbox):
-    # "Paris" inside "Parisian" is a substring but not the answer (verify's rule): that row may stand;
-    # a row giving "Paris" for another input may not (the answer would not be distinctive)
-    parisian = table_rows((["louvre"], "Parisian quarter"), (["colosseum"], "Rome"), (["big ben"], "London"))
-    giveaway = table_rows((["louvre"], "Paris"), (["colosseum"], "Rome"), (["big ben"], "London"))
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    kept, _ = await run(tmp_path / "a", Script(rows={"get_landmark_city": [parisian], "get_city_weather": Script().rows["get_city_weather"]}), sandbox)
-    assert len(kept.envs) == 1
-    script = Script(rows={"get_landmark_city": [giveaway], "get_city_weather": Script().rows["get_city_weather"]})
-    result, _ = await run(tmp_path / "b", script, sandbox, code_retries=0, retries=0)
-    assert result.envs == []
-    (rej,) = rejected(tmp_path / "b" / "out")
-    assert (rej["stage"], rej["reason"]) == ("tools", "code_invalid_output") and "the answer of another input" in rej["detail"]
+    # "Paris" inside "Parisian" is a substring but not the answer (verify's rule): that row stands;
+    # a row giving "Paris" for another input is left out (the answer would be no evidence of the call)
+    rows = table_rows((["louvre"], "Parisian quarter"), (["notre dame"], "Paris"), (["big ben"], "London"))
+    result, _ = await run(tmp_path, Script(rows={"get_landmark_city": [rows], "get_city_weather": Script().rows["get_city_weather"]}), sandbox)
+    (record,) = result.envs
+    code = (load_env(tmp_path / "out" / record.path).path / "tools.py").read_text()
+    assert "Parisian quarter" in code and "London" in code and "notre dame" not in code
 
 
 needs_overflow = pytest.mark.skipif(

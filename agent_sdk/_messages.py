@@ -75,6 +75,11 @@ class SamplingSettings(BaseModel):
     max_tokens: int | None = 1024
     seed: int | None = None
     stop: list[str] | None = None
+    frequency_penalty: float | None = Field(
+        default=None,
+        description="OpenAI-style penalty on tokens by how often they already occur (OpenAI-compatible backends; "
+        "the local backend ignores it).",
+    )
     output_schema: dict[str, Any] | None = Field(
         default=None,
         description="A JSON Schema the reply text must satisfy. A backend whose `supports_output_schema` "

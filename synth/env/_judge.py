@@ -98,7 +98,7 @@ async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Fai
     lo = 1 if seed.mode == "question" else seed.min_hops
     result = await ask_structured(
         model, prompts.decompose(seed, show_example=not enforces_schema(model)), Decomposition,
-        retries=config.retries, settings=config.sampling, check=check, schema=_schemas.decomposition_schema(lo, seed.max_hops),
+        retries=config.retries, settings=config.list_sampling(), check=check, schema=_schemas.decomposition_schema(lo, seed.max_hops),
     )
     if result.value is None:
         # a structural problem keeps its own code, so the funnel tells copies from cycles from bad JSON

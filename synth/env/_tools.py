@@ -234,7 +234,7 @@ async def write_code(
     total = config.code_retries + 1
     for attempt in range(1, total + 1):
         reply = await ask_structured(
-            model, convo, TableRows, retries=config.retries, settings=config.sampling,
+            model, convo, TableRows, retries=config.retries, settings=config.list_sampling(),
             check=lambda r: rows_problem(r, golden, len(keys)), schema=rows_schema(len(keys)),
         )
         if reply.value is None:

@@ -52,6 +52,13 @@ class SynthConfig(BaseModel):
         default_factory=lambda: SamplingSettings(temperature=0.0, max_tokens=1024),
         description="Sampling settings of every request (temperature 0 keeps re-runs reproducible).",
     )
+    list_frequency_penalty: float = Field(
+        default=0.5,
+        ge=0,
+        le=2,
+        description="Frequency penalty of the requests that write lists (sub-questions, table rows): at 0 the embedded "
+        "model repeated one sub-question 2-4 times in 6 of 15 decompositions.",
+    )
     max_llm_concurrency: int = Field(default=8, ge=1, description="LLM requests in flight.")
     samples_in_flight: int = Field(default=16, ge=1, description="Samples processed concurrently.")
     llm_timeout_s: float = Field(
@@ -67,3 +74,7 @@ class SynthConfig(BaseModel):
     )
     sandbox_workers: int = Field(default=2, ge=1, description="Sandbox worker processes.")
     unsafe_no_sandbox: bool = Field(default=False, description="Run tool code without isolation (only where none is available).")
+
+    def list_sampling(self) -> SamplingSettings:
+        """`sampling` with the list frequency penalty: the settings of requests that write lists."""
+        return self.sampling.model_copy(update={"frequency_penalty": self.list_frequency_penalty or None})

@@ -69,7 +69,9 @@ def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
             {
                 "id": {"const": f"q{i}"},
                 "question": _TEXT,
-                "answer": {"type": "string", "minLength": 1, "maxLength": 48},  # one value, not a sentence
+                # the sentence first: asked for the value alone, the 0.5B wrote sentences cut off mid-way
+                "statement": {"type": "string", "minLength": 1, "maxLength": 160},
+                "answer": {"type": "string", "minLength": 1, "maxLength": 32},
                 "depends_on": depends,
             }
         )

@@ -34,8 +34,9 @@ DECOMPOSE_EXAMPLE = PromptExample(
         "main_question": "<the user's question>",
         "final_answer": "<its answer>",
         "sub_questions": [
-            {"id": "q1", "question": "<first sub-question>", "answer": "<its answer>", "depends_on": []},
-            {"id": "q2", "question": "<second sub-question, containing q1's answer>", "answer": "<its answer>", "depends_on": ["q1"]},
+            {"id": "q1", "question": "<first sub-question>", "statement": "<the fact>", "answer": "<its value>", "depends_on": []},
+            {"id": "q2", "question": "<second sub-question, containing q1's answer>", "statement": "<the fact>", "answer": "<its value>",
+             "depends_on": ["q1"]},
         ],
     },
     feedback="you copied the format example; write your own question and sub-questions with real content",
@@ -58,8 +59,8 @@ def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
         f"{task}\n\n"
         f"Break the main question into {hops} sub-questions. Rules:\n"
         "- Each sub-question asks for one fact: a name, number, date or code.\n"
-        "- Each answer is only the value (a number with its unit, a time, a date, a name or a code), never a sentence; "
-        "invent a plausible one if needed.\n"
+        "- statement gives the fact in one sentence (invent a plausible one if needed); answer is then only its value "
+        "(a number with its unit, a time, a date, a name or a code), never a sentence.\n"
         "- If a sub-question needs another one's answer, put that id in depends_on and write that answer into its text.\n"
         "- Independent sub-questions have empty depends_on.\n"
         "- final_answer answers the main question.\n"

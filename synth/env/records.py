@@ -54,6 +54,9 @@ class SubQuestion(_Record):
 
     id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$", description="Short id, e.g. q1; dependencies refer to it.")
     question: str = Field(min_length=1)
+    statement: str | None = Field(
+        default=None, description="The fact in one sentence, written before its value: a small model then keeps `answer` to the value."
+    )
     answer: str = Field(min_length=1, max_length=300, description="A concrete atomic answer.")
     depends_on: list[str] = Field(default_factory=list, description="Ids of the sub-questions whose answers it needs.")
     parallel: bool = Field(default=False, description="Whether it can run at the same time as another sub-question.")

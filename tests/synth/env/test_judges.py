@@ -104,12 +104,12 @@ def test_per_call_schemas_take_their_shape_from_the_input():
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"items": bad}, necessity)
     decomposition = _schemas.decomposition_schema(2, 3)
-    sub = {"id": "q1", "question": "Which city?", "answer": "Paris", "depends_on": []}
+    sub = {"id": "q1", "question": "Which city?", "statement": "It is Paris.", "answer": "Paris", "depends_on": []}
     jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub, {**sub, "id": "q2"}]}, decomposition)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub]}, decomposition)
     # positional ids, dependencies on earlier sub-questions only: no self, unknown or forward edges
-    later = {"id": "q2", "question": "Its mayor?", "answer": "Anne", "depends_on": ["q1"]}
+    later = {"id": "q2", "question": "Its mayor?", "statement": "Paris's mayor is Anne.", "answer": "Anne", "depends_on": ["q1"]}
     jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": [sub, later]}, decomposition)
     for bad in ([sub, {**later, "depends_on": ["q2"]}], [{**sub, "depends_on": ["q2"]}, later], [sub, {**later, "id": "q1"}],
                 [sub, {**later, "depends_on": ["q7"]}]):

@@ -121,11 +121,11 @@ def render_table_tool(name: str, schema: dict[str, Any], golden: list[tuple[tupl
     props = list((schema.get("properties") or {}).keys())
     required = key_parameters(schema)
     params = ", ".join([*required, *(f"{p}=None" for p in props if p not in required)])
-    lookup = ", ".join(f"str({p}).strip().casefold()" for p in required)
+    lookup = "".join(f"str({p}).strip().casefold(), " for p in required).rstrip()
     return (
         f"DATA = {{\n{lines}}}\n\n\n"
         f"def {name}({params}):\n"
-        f"    row = DATA.get(({lookup},))\n"
+        f"    row = DATA.get(({lookup}))\n"
         "    if row is None:\n"
         '        return {"error": "not found", "known": sorted(" / ".join(k) for k in DATA)}\n'
         "    return dict(row)\n"

@@ -219,6 +219,21 @@ async def _answer_elsewhere(session: Any, name: str, env: Environment, members: 
     return None
 
 
+async def _probe_code(
+    sandbox: Any, sample: Sample, name: str, description: str, schema: dict[str, Any], code: str, members: list[Member]
+) -> str | Failure:
+    """`code` when it passes the static checks and every member's golden call in the sandbox, else why not."""
+    try:
+        check_code(code, name, list((schema.get("properties") or {}).keys()))
+        env = probe_env(name, name, description, schema, code, members, sample)
+    except CodeProblem as problem:
+        return Failure(reason=problem.code, detail=str(problem))
+    except ValidationError as exc:
+        return Failure(reason="schema_invalid", detail=format_validation_error(exc))
+    result = await run_members(sandbox, env, name, members)
+    return code if result is None else result
+
+
 async def write_code(
     model: Any, sandbox: Any, sample: Sample, *, name: str, description: str, schema: dict[str, Any], members: list[Member], config: SynthConfig
 ) -> str | Failure:
@@ -231,6 +246,8 @@ async def write_code(
     golden = [(data_key(schema, m.arguments), m.sub.answer) for m in members]
     base = prompts.tool_rows(name, description, schema, keys, answer_field(name), golden)
     convo, failure = base, Failure(reason="code_invalid_output")
+    if not keys:  # a tool without parameters has one row: there is no other input to write a row for
+        return await _probe_code(sandbox, sample, name, description, schema, render_table_tool(name, schema, golden, []), members)
     total = config.code_retries + 1
     for attempt in range(1, total + 1):
         reply = await ask_structured(
@@ -240,18 +257,10 @@ async def write_code(
         if reply.value is None:
             return Failure(reason=f"code_{reply.reason_code}", detail=reply.detail)
         code = render_table_tool(name, schema, golden, reply.value.rows)
-        try:
-            check_code(code, name, list((schema.get("properties") or {}).keys()))
-            env = probe_env(name, name, description, schema, code, members, sample)
-        except CodeProblem as problem:
-            failure = Failure(reason=problem.code, detail=str(problem))
-        except ValidationError as exc:
-            failure = Failure(reason="schema_invalid", detail=format_validation_error(exc))
-        else:
-            result = await run_members(sandbox, env, name, members)
-            if result is None:
-                return code
-            failure = result
+        outcome = await _probe_code(sandbox, sample, name, description, schema, code, members)
+        if not isinstance(outcome, Failure):
+            return outcome
+        failure = outcome
         # only the latest attempt is shown back: the conversation stays bounded for small context windows
         convo = base + [
             ChatMessage(role="assistant", content=reply.raw[:4000]),

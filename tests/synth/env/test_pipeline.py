@@ -238,3 +238,18 @@ async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandb
     result, model = await run(tmp_path, Script(decompose=[json.dumps(bad), Script().decompose[0]]), sandbox)
     assert len(result.envs) == 1
     assert message in model.requests[1][-1].content
+
+
+@pytest.mark.anyio
+async def test_a_tool_without_parameters_is_its_golden_row(tmp_path, sandbox):
+    script = Script(docs={
+        "q1": doc("get_landmark_city", {"landmark": "string"}, {"landmark": "Eiffel Tower"}, "Find the city of a landmark."),
+        "q2": doc("get_city_weather", {}, {}, "Current weather where the user is."),
+    }, scale="{}")
+    result, _ = await run(tmp_path, script, sandbox)
+    (record,) = result.envs
+    env = load_env(tmp_path / "out" / record.path)
+    assert "rows:get_city_weather" not in script.log  # no other input to write a row for
+    async with Client(build_env_server(env, sandbox), mode="legacy") as client:
+        weather = await client.call_tool("get_city_weather", {})
+    assert "18°C" in weather.content[0].text

@@ -2,12 +2,13 @@
 
 GRPOTrainer (environment mode) turns each generated turn into a message with
 `trl.chat_template_utils.parse_response`, which calls `tokenizer.parse_response(ids)` (with
-`prefix=` and `tools=` on newer transformers) whenever the tokenizer has a `response_template`
-or a `response_schema`; without one it refuses unknown chat templates, and the schemas it
-knows read only `<tool_call>` blocks. The agent and the evaluators read calls with
-`agent_sdk.parse_tool_calls` (tagged, fenced or bare JSON, arguments repaired), so for training
-`ResponseParser` takes the tokenizer's `parse_response` while a run lasts (`agent_response_parser`)
-and TRL sees the calls an evaluator would see.
+`prefix=`, and `tools=` from transformers 5.15) when the tokenizer has a `response_template` or
+a `response_schema`. TRL itself sets one only for chat templates it knows (and fails on the
+others), and those read only `<tool_call>` blocks, so the bare or fenced JSON calls a small
+model writes were never calls in training. The agent and the evaluators read calls with
+`agent_sdk.parse_tool_calls` (tagged, fenced or bare JSON, arguments repaired); while a run
+lasts, `agent_response_parser` makes a `ResponseParser` the tokenizer's `parse_response`, so TRL
+sees the calls an evaluator would see, whatever the chat template.
 
 A repair cannot travel beside the arguments — TRL calls a tool method with the arguments as
 keyword arguments and nothing else — so it travels inside them, under `REPAIR_KEY`, and the

@@ -104,3 +104,23 @@ def test_the_tokenizer_is_restored_and_saves_no_marker(tokenizer, tmp_path):
     tokenizer.save_pretrained(tmp_path)
     config = json.loads((tmp_path / "tokenizer_config.json").read_text())
     assert "response_schema" not in config and "response_template" not in config
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_the_embedded_model_keeps_its_template_and_its_calls_are_read():
+    """Its own tokenizer (no weights loaded): `<tool_call>` is one token there, and the template renders tools."""
+    from transformers import AutoTokenizer
+
+    from agent_sdk import embedded_model_dir
+    from rl._models import ensure_tool_template
+    from rl.trl import agent_response_parser
+
+    tokenizer = AutoTokenizer.from_pretrained(str(embedded_model_dir()))
+    own = tokenizer.chat_template
+    assert ensure_tool_template(tokenizer).chat_template == own
+    assert len(tokenizer("<tool_call>", add_special_tokens=False)["input_ids"]) == 1
+    with agent_response_parser(tokenizer, TOOLS):
+        for text in EMBEDDED_TURNS.values():
+            (call,) = trl_parse(tokenizer, text)["tool_calls"]
+            assert call["function"] == {"name": "find_flights", "arguments": FLIGHTS}

@@ -104,6 +104,5 @@ async def _call_tools(
 
 async def _call_one(toolbox: Toolbox, call: ToolCall, repair: ArgumentRepair | None) -> ToolResult:
     if repair is not None and not repair.ok:
-        message = f"the arguments of {call.name!r} are not a JSON object ({repair.error}); call it again with valid JSON"
-        return ToolResult(ok=False, error=message, error_kind="bad_arguments", tool=call.name)
+        return ToolResult(ok=False, error=repair.failure_message(), error_kind="bad_arguments", tool=call.name)
     return await toolbox.call_tool(call.name, call.arguments)

@@ -102,6 +102,14 @@ class ArgumentRepair(BaseModel):
     ok: bool = Field(default=True, description="False when the text could not be parsed even after repair.")
     error: str | None = Field(default=None, description="Why parsing failed (when ok is False).")
 
+    def failure_message(self) -> str:
+        """The error a model reads for a call whose arguments could not be parsed (when ok is False).
+
+        The agent loop and the RL episodes answer such a call with this text, so a policy meets the
+        same observation in training and in evaluation.
+        """
+        return f"the arguments of {self.tool!r} are not a JSON object ({self.error}); call it again with valid JSON"
+
 
 class ModelResponse(BaseModel):
     """What a `ChatModel` returns: one assistant message plus usage."""

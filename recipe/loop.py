@@ -178,6 +178,7 @@ class _Loop:
         report = await anyio.to_thread.run_sync(lambda: train_grpo(recipe))
         return {
             "engine": "trl", "steps": report.steps, "episodes": report.episodes, "tool_calls": report.tool_calls,
+            "argument_repairs": report.argument_repairs,
             "first_reward": report.rewards[0] if report.rewards else None, "last_reward": report.rewards[-1] if report.rewards else None,
             "model_dir": report.model_dir, "wall_s": round(report.wall_s, 1),
         }

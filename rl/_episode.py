@@ -3,18 +3,32 @@
 An `McpEpisode` opens one MCP session to `/envs/{env_id}/mcp?distractors=...` (a fresh
 environment instance with the sample's distractors), lists its tools, calls them with a
 per-call timeout and records every call, so the F1 reward can be computed from the session
-alone. Failures are data: a bad argument string, an unknown tool, a timeout or a tool error
-becomes the tool message the model reads, and still counts as a call.
+alone. Failures are data: an unknown tool, a timeout or a tool error becomes the tool message
+the model reads, and still counts as a call.
+
+Arguments are treated as the agent loop treats them (one decision for training and evaluation):
+argument text that is not strict JSON is repaired with `agent_sdk.parse_arguments`, and every
+repair is recorded on the call as an `ArgumentRepair`; text that cannot be repaired becomes the
+agent's error message for it (`ArgumentRepair.failure_message`) and still counts as a call.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 from urllib.parse import quote
 
-from agent_sdk import ChatMessage, Step, ToolCall, ToolCallRecord, Toolbox, ToolResult, Trajectory
+from agent_sdk import (
+    ArgumentRepair,
+    ChatMessage,
+    Step,
+    ToolCall,
+    ToolCallRecord,
+    Toolbox,
+    ToolResult,
+    Trajectory,
+    parse_arguments,
+)
 from rl.datasets import RlTask
 from rl.reward import RewardParts, f1_reward
 
@@ -27,21 +41,13 @@ def episode_url(arena_url: str, task: RlTask) -> str:
     return url
 
 
-def _parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> tuple[dict[str, Any], str | None]:
-    """Arguments as a dict, or a message the model can act on."""
-    if arguments is None:
-        return {}, None
-    if isinstance(arguments, dict):
-        return arguments, None
-    if not arguments.strip():
-        return {}, None
+def _repaired(call_id: str, name: str, raw: str) -> tuple[dict[str, Any], ArgumentRepair | None]:
+    """Argument text as a dict, repaired as the agent's parser repairs it, with the repair made (if any)."""
     try:
-        value = json.loads(arguments)
-    except json.JSONDecodeError as exc:
-        return {}, f"arguments for {name!r} are not valid JSON: {exc}"
-    if not isinstance(value, dict):
-        return {}, f"arguments for {name!r} must be a JSON object, got {type(value).__name__}"
-    return value, None
+        arguments, fixes = parse_arguments(raw)
+    except ValueError as exc:
+        return {}, ArgumentRepair(call_id=call_id, tool=name, raw=raw, ok=False, error=str(exc))
+    return arguments, ArgumentRepair(call_id=call_id, tool=name, raw=raw, fixes=fixes) if fixes else None
 
 
 class McpEpisode:
@@ -83,18 +89,41 @@ class McpEpisode:
         """The session's tools (environment + distractors) as OpenAI function schemas."""
         return self._toolbox.openai_tools()
 
-    async def call(self, name: str, arguments: str | dict[str, Any] | None, *, turn: int, call_id: str | None = None) -> str:
-        """Call a tool (arguments as the model wrote them) and return the tool message text."""
-        call_id = call_id or f"call_{len(self.records)}"
-        raw = arguments if isinstance(arguments, str) else None
-        parsed, problem = _parse_arguments(name, arguments)
-        if problem is None:
-            result = await self._toolbox.call_tool(name, parsed)
+    async def call(
+        self,
+        name: str,
+        arguments: str | dict[str, Any] | None,
+        *,
+        turn: int,
+        call_id: str | None = None,
+        repair: ArgumentRepair | None = None,
+    ) -> str:
+        """Call a tool and return the tool message text.
+
+        Args:
+            name: the tool the model named.
+            arguments: the arguments as the model wrote them (text, repaired here) or as a
+                parser already made them (a dict).
+            turn: the model turn that made the call.
+            call_id: the call's id (default: its index in the episode).
+            repair: how a parser repaired `arguments` (`agent_sdk.parse_tool_calls` reports
+                it); an `ok=False` repair means the arguments could not be parsed.
+        """
+        call_id = call_id or (repair.call_id if repair is not None else None) or f"call_{len(self.records)}"
+        raw = arguments if isinstance(arguments, str) else repair.raw if repair is not None else None
+        if isinstance(arguments, str):
+            parsed, found = _repaired(call_id, name, arguments)
+            if found is not None:  # what the text itself needed outranks a parser's note
+                repair = found
         else:
-            result = ToolResult(ok=False, text=problem, error=problem, error_kind="bad_arguments", tool=name)
-        self.records.append(
-            ToolCallRecord(turn=turn, call=ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw), result=result)
-        )
+            parsed = dict(arguments or {})
+        if repair is not None and not repair.ok:
+            message = repair.failure_message()
+            result = ToolResult(ok=False, error=message, error_kind="bad_arguments", tool=name)
+        else:
+            result = await self._toolbox.call_tool(name, parsed)
+        call = ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw)
+        self.records.append(ToolCallRecord(turn=turn, call=call, result=result, repair=repair))
         text = result.observation()
         if len(text) > self.max_observation_chars:
             text = text[: self.max_observation_chars] + "...(truncated)"

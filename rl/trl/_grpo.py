@@ -3,10 +3,12 @@
 The arena (sandbox + `ArenaServer` + uvicorn) and every rollout's MCP session run on one
 anyio blocking portal; TRL trains in the calling thread. Rows come from `prepare`'s
 `train.jsonl`; each selects its environment class (its tools plus its distractors) by
-`environment`. The reward is the F1 reward read from each rollout's session. The recipe
-comes from a preset (`rl.presets`; default `cpu-small`): GRPO, no KL (beta 0, no reference
-model), no entropy bonus, token-mean loss (`loss_type="dapo"`), one update per generation
-batch, and adaptive batch filling through `BatchFillingGRPOTrainer` (groups with reward std
+`environment`. Tool calls are read from the policy's text by `agent_sdk.parse_tool_calls` (TRL's
+response parser for the run; see `rl.trl._parsing`) under the model's own chat template, so
+training sees the calls an evaluator sees. The reward is the F1 reward read from each rollout's
+session. The recipe comes from a preset (`rl.presets`; default `cpu-small`): GRPO, no KL (beta
+0, no reference model), no entropy bonus, token-mean loss (`loss_type="dapo"`), one update per
+generation batch, and adaptive batch filling through `BatchFillingGRPOTrainer` (groups with reward std
 <= δ are replaced by further generation, the surplus is carried to the next step).
 """
 
@@ -71,7 +73,9 @@ class TrainReport(BaseModel):
 
     steps: int
     episodes: int = Field(description="Rollouts, each one MCP session to the arena.")
-    tool_calls: int
+    tool_calls: int = Field(description="Calls parsed from the policy's text that reached an episode.")
+    argument_repairs: int = Field(default=0, description="Calls whose arguments were not strict JSON (repaired or not).")
+    unparsable_arguments: int = Field(default=0, description="Calls whose arguments could not be parsed even after repair.")
     rewards: list[float] = Field(description="Mean reward per logged step.")
     losses: list[float]
     batch_filling: list[StepStats] = Field(default_factory=list, description="Kept / discarded / carried groups per step.")
@@ -133,6 +137,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     from mcp_servers import ArenaServer, LocalSandbox, serve_app
     from rl._models import ensure_tool_template, load_model
     from rl.trl._env import environment_factories, f1_reward_func
+    from rl.trl._parsing import agent_response_parser
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -195,17 +200,19 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
                 from rl.trl._batch_filling import BatchFillingGRPOTrainer
 
                 trainer_class, filling = BatchFillingGRPOTrainer, {"delta": recipe.delta, "max_fill_rounds": recipe.max_fill_rounds}
-            trainer = trainer_class(
-                model=model,
-                reward_funcs=[f1_reward_func],
-                args=config,
-                train_dataset=Dataset.from_list(rows),
-                processing_class=tokenizer,
-                environment_factory=counted.factories,
-                callbacks=[_metrics_callback(metrics_path, records)],
-                **filling,
-            )
-            trainer.train()
+            known_tools = {tool.name for env in envs.values() for tool in env.spec.tools}
+            with agent_response_parser(tokenizer, known_tools):
+                trainer = trainer_class(
+                    model=model,
+                    reward_funcs=[f1_reward_func],
+                    args=config,
+                    train_dataset=Dataset.from_list(rows),
+                    processing_class=tokenizer,
+                    environment_factory=counted.factories,
+                    callbacks=[_metrics_callback(metrics_path, records)],
+                    **filling,
+                )
+                trainer.train()
             if recipe.save:
                 model_dir = recipe.output_dir / "model"
                 trainer.save_model(str(model_dir))
@@ -214,13 +221,16 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
             if serving is not None:
                 serving.cancel()
             sandbox_context.__exit__(None, None, None)
+    stats = counted.stats()
     rewards = [float(r["reward"]) for r in records if "reward" in r]
     losses = [float(r["loss"]) for r in records if "loss" in r]
     plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (TRL) on {len(envs)} envs") if recipe.plot else None
     return TrainReport(
         steps=trainer.state.global_step,
-        episodes=counted.episodes(),
-        tool_calls=counted.tool_calls(),
+        episodes=stats.episodes,
+        tool_calls=stats.calls,
+        argument_repairs=stats.argument_repairs,
+        unparsable_arguments=stats.unparsable_arguments,
         rewards=rewards,
         losses=losses,
         batch_filling=list(trainer.filler.history) if recipe.batch_filling else [],
@@ -238,7 +248,7 @@ def _cuda() -> bool:
 
 
 class _CountingFactories:
-    """Keeps the environment instances TRL creates, to report episodes and tool calls."""
+    """Keeps the environment instances TRL creates, to report episodes, tool calls and repairs."""
 
     def __init__(self, factories: dict[str, Any]) -> None:
         self.instances: list[Any] = []
@@ -252,9 +262,14 @@ class _CountingFactories:
 
         return make
 
-    def episodes(self) -> int:
-        return sum(i.episodes for i in self.instances)
+    def stats(self) -> Any:
+        """The `EnvStats` of every instance, summed."""
+        from rl.trl._env import EnvStats, env_stats
 
-    def tool_calls(self) -> int:
-        return sum(i.calls for i in self.instances)
-
+        each = [env_stats(i) for i in self.instances]
+        return EnvStats(
+            episodes=sum(s.episodes for s in each),
+            calls=sum(s.calls for s in each),
+            argument_repairs=sum(s.argument_repairs for s in each),
+            unparsable_arguments=sum(s.unparsable_arguments for s in each),
+        )

@@ -106,3 +106,26 @@ def test_valid_json_is_never_repaired(arguments):
 def test_python_repr_of_simple_dicts_is_repaired(arguments):
     value, fixes = parse_arguments(repr(arguments))
     assert value == arguments and "single_quotes" in fixes
+
+
+# What the embedded Qwen2.5-Coder-0.5B writes for a call, decoded as a trainer decodes it (the
+# turn's end marker kept): a bare object, a fenced block after some prose, a Hermes block.
+EMBEDDED_TURNS = [
+    '{"name": "find_flights", "arguments": {"origin": "ZRH", "destination": "OPO"}}<|im_end|>',
+    'Sure.\n```json\n{"name": "find_flights", "arguments": {"origin": "ZRH", "destination": "OPO"}}\n```<|im_end|>',
+    '<tool_call>\n{"name": "find_flights", "arguments": {"origin": "ZRH", "destination": "OPO"}}\n</tool_call><|im_end|>',
+]
+
+
+@pytest.mark.parametrize("text", EMBEDDED_TURNS, ids=["bare", "fenced", "tagged"])
+def test_decoded_turn_and_known_names_give_the_call(text):
+    parsed = parse_tool_calls(text, known_tools={"find_flights", "get_gate"})
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("find_flights", {"origin": "ZRH", "destination": "OPO"})]
+    assert parsed.repairs == []
+
+
+def test_an_unparsable_call_keeps_its_name_and_says_why():
+    parsed = parse_tool_calls('<tool_call>\n{"name": "get_gate", "arguments": ??}\n</tool_call>', known_tools={"get_gate"})
+    (call,), (repair,) = parsed.calls, parsed.repairs
+    assert call.name == "get_gate" and call.arguments == {} and repair.call_id == call.id and not repair.ok
+    assert repair.failure_message().startswith("the arguments of 'get_gate' are not a JSON object (")

@@ -81,6 +81,48 @@ def test_grpo_steps_roll_out_against_the_arena(envs_dir, tmp_path):
     assert (tmp_path / "run" / "model" / "config.json").is_file()
 
 
+def scripted_turn(prompt: str) -> str:
+    """The policy's next turn for the travel task, in each form the embedded model writes a call."""
+    if "not a JSON object" in prompt:
+        return "The morning flight leaves from gate A52."
+    if "A52" in prompt:  # an unparsable call, answered with the agent's error message
+        return '<tool_call>\n{"name": "get_gate", "arguments": ??}\n</tool_call>'
+    if "LX2084 departs" in prompt:  # fenced, with arguments that need repair
+        return "Next the gate.\n```json\n{\"name\": \"get_gate\", \"arguments\": {'flight_number': 'LX2084',}}\n```"
+    return '{"name": "find_flights", "arguments": {"origin": "ZRH", "destination": "OPO"}}'  # bare
+
+
+def test_grpo_rollouts_read_the_calls_the_embedded_model_writes(envs, tmp_path, monkeypatch):
+    """TRL's own rollout loop with a scripted generator: our parser's calls reach the arena, repairs are counted."""
+    from trl import GRPOTrainer
+
+    from rl.datasets import prepare
+    from rl.distractors import DistractorConfig
+    from rl.trl import TrlRecipe, train_grpo
+
+    def generate(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        tokenizer = self._tokenizer
+        turns = [scripted_turn(tokenizer.decode(ids)) for ids in prompt_ids]
+        return [tokenizer(t, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id] for t in turns], None
+
+    monkeypatch.setattr(GRPOTrainer, "_generate_single_turn", generate)
+    travel = next(e for e in envs if e.spec.domain == "travel")
+    travel.write(tmp_path / "envs" / travel.spec.id)
+    prepare(tmp_path / "envs", tmp_path / "data", distractors=DistractorConfig(mode="none"))
+    report = train_grpo(
+        TrlRecipe(data_dir=tmp_path / "data", envs_dir=tmp_path / "envs", output_dir=tmp_path / "run", model=SMOLLM2,
+                  max_steps=1, prompts_per_step=1, group_size=2, max_completion_length=1024, max_turns=4,
+                  batch_filling=False, torch_threads=1, save=False, plot=False)
+    )
+    # two rollouts, each: bare call, fenced call (repaired), tagged call (unparsable, still a call), answer
+    assert (report.episodes, report.tool_calls, report.argument_repairs, report.unparsable_arguments) == (2, 6, 4, 2)
+    assert report.rewards == [pytest.approx(2 * 2 / (2 + 3))]
+    lines = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    (logged,) = [r for r in lines if "reward" in r]
+    assert logged["tools/parsed_calls"] == 3 and logged["tools/call_frequency"] == 3
+    assert logged["tools/argument_repairs"] == 2 and logged["tools/unparsable_arguments"] == 1
+
+
 def _batch_filling_trainer(tmp_path, rows, *, max_fill_rounds, seen):
     """BatchFillingGRPOTrainer on SmolLM2 with a reward that is flat for 'flat' prompts and varies for 'varied' ones."""
     import zlib

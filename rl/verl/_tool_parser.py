@@ -6,8 +6,9 @@ the trainer's parser misses is a call the evaluator (agent_sdk) would have run: 
 parity needs the same parser on both sides (DESIGN §7). `AstraToolParser` decodes the
 generated tokens and runs `parse_tool_calls`; fenced and bare JSON count as calls only when
 they name one of the rollout's tools, so a final answer that happens to be JSON stays an
-answer. Arguments are handed on repaired (as the agent would run them); arguments that
-cannot be repaired are handed on as written, so the episode answers them with an error.
+answer. Arguments are handed on as the model wrote them: `McpEpisode.call` repairs them the
+way the agent does and records the repair on the trajectory (one decision in training and
+evaluation, counted either way); arguments that cannot be repaired get an error there.
 
 Importing this module registers the parser under `ASTRA_TOOL_PARSER`, the recipe's default
 `actor_rollout_ref.rollout.multi_turn.format`.
@@ -46,19 +47,13 @@ class AstraToolParser(ToolParser):
         text = await anyio.to_thread.run_sync(lambda: self.tokenizer.decode(responses_ids, skip_special_tokens=True))
         known = {tool.function.name for tool in tools} if tools else None
         parsed = parse_tool_calls(text, None, known_tools=known)
-        unparsed = {repair.call_id for repair in parsed.repairs if not repair.ok}
         calls = [
-            FunctionCall(
-                name=call.name,
-                arguments=_arguments_text(call.raw_arguments, call.arguments, as_written=call.id in unparsed),
-                tool_call_id=call.id,
-            )
+            FunctionCall(name=call.name, arguments=_arguments_text(call.raw_arguments, call.arguments), tool_call_id=call.id)
             for call in parsed.calls
         ]
         return parsed.content_without_calls or "", calls
 
 
-def _arguments_text(raw: str | None, arguments: dict[str, Any], *, as_written: bool) -> str:
-    if as_written and raw is not None:
-        return raw
-    return json.dumps(arguments, ensure_ascii=False)
+def _arguments_text(raw: str | None, arguments: dict[str, Any]) -> str:
+    """The arguments as written (a call given as a JSON object has no text: its arguments, serialized)."""
+    return raw if raw is not None else json.dumps(arguments, ensure_ascii=False)

@@ -87,8 +87,11 @@ async def test_json_that_names_no_tool_is_an_answer(parser, tools):
     assert calls == [] and content == "The gate is A52."
 
 
-async def test_arguments_are_repaired_or_handed_on_as_written(parser, tools):
-    _, (repaired,) = await extract(parser, tools, "<tool_call>\n{'name': 'get_gate', 'arguments': {'flight_number': 'LX2084'}}\n</tool_call>")
-    assert json.loads(repaired.arguments) == {"flight_number": "LX2084"}  # single quotes: what the agent would run
+async def test_arguments_are_handed_on_as_written(parser, tools):
+    # the episode repairs them (and records the repair), as the agent does: one decision, counted either way
+    _, (quoted,) = await extract(parser, tools, '<tool_call>\n{"name": "get_gate", "arguments": "{\'flight_number\': \'LX2084\'}"}\n</tool_call>')
+    assert quoted.arguments == "{'flight_number': 'LX2084'}"
+    _, (whole,) = await extract(parser, tools, "<tool_call>\n{'name': 'get_gate', 'arguments': {'flight_number': 'LX2084'}}\n</tool_call>")
+    assert json.loads(whole.arguments) == {"flight_number": "LX2084"}  # written as an object: no argument text to keep
     _, (broken,) = await extract(parser, tools, '<tool_call>\n{"name": "get_gate", "arguments": "flight LX2084"}\n</tool_call>')
     assert broken.name == "get_gate" and broken.arguments == "flight LX2084"  # the episode answers it with an error

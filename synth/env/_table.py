@@ -5,22 +5,23 @@ and casefolded, in schema order). The golden rows come from the sub-answers; the
 other plausible rows through a structured request whose size is bounded by the schema.
 Left to write whole functions, the embedded 0.5B model returned stubs, echoes and
 `datetime.now()`, reworded answers until no golden call returned them, and repeated rows until
-`max_tokens` cut the module mid-literal. As rows it can fail only on content: a row that
-repeats a golden input or restates a golden answer is left out, and a reply with no other
-row is fed back.
+`max_tokens` cut the module mid-literal. Asked for whole rows, it kept the golden input in
+every one; so it proposes other inputs first, and the rows' schema then fixes their keys.
+What is left to fail is content: a row that restates a golden answer is left out, and a
+reply with no other row is fed back.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_servers import answer_in_output
 
 __all__ = [
-    "DETAILS", "TableRow", "TableRows", "answer_field", "data_key", "key_parameters", "render_table_tool", "rows_problem", "rows_schema",
-    "usable_rows",
+    "DETAILS", "OtherInputs", "TableRow", "TableRows", "answer_field", "data_key", "inputs_schema", "key_parameters", "new_keys", "render_table_tool",
+    "rows_problem", "rows_schema", "usable_rows",
 ]
 
 DETAILS = "details"
@@ -44,6 +45,12 @@ class TableRows(BaseModel):
     rows: list[TableRow] = Field(min_length=1)
 
 
+class OtherInputs(BaseModel):
+    """The model's reply: other values per key parameter."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 def key_parameters(schema: dict[str, Any]) -> list[str]:
     """The parameters a row is keyed by: the required ones, in schema order (else the first)."""
     props = list((schema.get("properties") or {}).keys())
@@ -62,21 +69,39 @@ def data_key(schema: dict[str, Any], arguments: dict[str, Any]) -> tuple[str, ..
     return tuple(str(arguments.get(p)).strip().casefold() for p in key_parameters(schema))
 
 
-def rows_schema(keys: int, *, most: int = 5) -> dict[str, Any]:
-    """Three to `most` rows, each with exactly `keys` key values: the schema bounds the reply."""
-    row = {
-        "type": "object",
-        "properties": {
-            "key": {"type": "array", "prefixItems": [_VALUE] * keys, "items": False, "minItems": keys, "maxItems": keys},
-            "value": _VALUE,
-            DETAILS: {"type": "string", "minLength": 1, "maxLength": 120},
-        },
-        "required": ["key", "value"],
-        "additionalProperties": False,
-    }
+def inputs_schema(keys: list[str], *, count: int = 4) -> dict[str, Any]:
+    """`count` other values for each key parameter."""
+    values = {"type": "array", "items": _VALUE, "minItems": count, "maxItems": count}
+    return {"type": "object", "properties": {k: values for k in keys}, "required": list(keys), "additionalProperties": False}
+
+
+def new_keys(values: dict[str, list[str]], keys: list[str], golden: list[tuple[tuple[str, ...], str]]) -> list[tuple[str, ...]]:
+    """Distinct new keys from the proposed values (the i-th value of every parameter), none of them golden."""
+    taken = {k for k, _ in golden}
+    out: list[tuple[str, ...]] = []
+    for row in zip(*(values.get(k) or [] for k in keys), strict=False):
+        key = tuple(v.strip() for v in row)
+        folded = tuple(v.casefold() for v in key)
+        if all(key) and folded not in taken:
+            taken.add(folded)
+            out.append(key)
+    return out
+
+
+def rows_schema(new: list[tuple[str, ...]]) -> dict[str, Any]:
+    """One row per new key, in order, the key fixed: the model writes only the outputs."""
+    row = [
+        {
+            "type": "object",
+            "properties": {"key": {"const": list(key)}, "value": _VALUE, DETAILS: {"type": "string", "minLength": 1, "maxLength": 120}},
+            "required": ["key", "value"],
+            "additionalProperties": False,
+        }
+        for key in new
+    ]
     return {
         "type": "object",
-        "properties": {"rows": {"type": "array", "items": row, "minItems": 3, "maxItems": most}},
+        "properties": {"rows": {"type": "array", "prefixItems": row, "items": False, "minItems": len(new), "maxItems": len(new)}},
         "required": ["rows"],
         "additionalProperties": False,
     }

@@ -37,10 +37,13 @@ from synth.env import _schemas, prompts
 from synth.env._code import CodeProblem, check_code, render_module
 from synth.env._import_search import text_values
 from synth.env._table import (
+    OtherInputs,
     TableRows,
     answer_field,
     data_key,
+    inputs_schema,
     key_parameters,
+    new_keys,
     render_table_tool,
     rows_problem,
     rows_schema,
@@ -239,20 +242,30 @@ async def write_code(
 ) -> str | Failure:
     """A table-backed implementation (`_table`): golden rows plus model-written ones, replayed in the sandbox.
 
-    A sandbox failure of the rendered tool (an answer that also comes back for other inputs,
-    say) is fed back for new rows; the last failure rejects.
+    The model proposes other inputs, then writes their outputs under a schema that fixes the
+    keys. A sandbox failure of the rendered tool (an answer that also comes back for other
+    inputs, say) is fed back for new outputs; the last failure rejects.
     """
     keys = key_parameters(schema)
     golden = [(data_key(schema, m.arguments), m.sub.answer) for m in members]
-    base = prompts.tool_rows(name, description, schema, keys, answer_field(name), golden)
-    convo, failure = base, Failure(reason="code_invalid_output")
     if not keys:  # a tool without parameters has one row: there is no other input to write a row for
         return await _probe_code(sandbox, sample, name, description, schema, render_table_tool(name, schema, golden, []), members)
+    shown = [(tuple(str(m.arguments.get(k)) for k in keys), m.sub.answer) for m in members]
+    inputs = await ask_structured(
+        model, prompts.other_inputs(name, description, schema, keys, shown), OtherInputs, retries=config.retries,
+        settings=config.list_sampling(), schema=inputs_schema(keys),
+        check=lambda r: None if new_keys(r.model_dump(), keys, golden) else "every value repeats an input the data already has",
+    )
+    if inputs.value is None:
+        return Failure(reason=f"code_{inputs.reason_code}", detail=inputs.detail)
+    fresh = new_keys(inputs.value.model_dump(), keys, golden)
+    base = prompts.tool_rows(name, description, keys, answer_field(name), shown, fresh)
+    convo, failure = base, Failure(reason="code_invalid_output")
     total = config.code_retries + 1
     for attempt in range(1, total + 1):
         reply = await ask_structured(
             model, convo, TableRows, retries=config.retries, settings=config.list_sampling(),
-            check=lambda r: rows_problem(r, golden, len(keys)), schema=rows_schema(len(keys)),
+            check=lambda r: rows_problem(r, golden, len(keys)), schema=rows_schema(fresh),
         )
         if reply.value is None:
             return Failure(reason=f"code_{reply.reason_code}", detail=reply.detail)

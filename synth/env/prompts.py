@@ -176,14 +176,23 @@ def scale_doc(doc: ToolDoc) -> list[ChatMessage]:
     )
 
 
-def tool_rows(name: str, description: str, schema: dict[str, Any], keys: list[str], field: str, golden: list[tuple[tuple[str, ...], str]]) -> list[ChatMessage]:
-    """More rows for a table-backed tool (`_table`): other plausible inputs and their outputs."""
-    shown = "\n".join(f"- key {list(key)} -> {field}: {answer!r}" for key, answer in golden)
+def other_inputs(name: str, description: str, schema: dict[str, Any], keys: list[str], golden: list[tuple[tuple[str, ...], str]]) -> list[ChatMessage]:
+    """Other plausible values of a table-backed tool's key parameters (`_table`), besides the golden ones."""
+    taken = "\n".join(f"- {dict(zip(keys, key, strict=True))}" for key, _ in golden)
     return _messages(
         f"Tool: {name}({', '.join(keys)}): {description}\nParameters (JSON Schema): {json.dumps(schema, ensure_ascii=False)}\n\n"
-        f"Its data table has these rows:\n{shown}\n\n"
-        f"Write 3 to 5 more rows for other plausible inputs: key is the list of values of ({', '.join(keys)}), value is "
-        f"that input's {field}, details (optional) a short note about it. Use realistic, varied values."
+        f"Its data already has these inputs:\n{taken}\n\n"
+        f"For each of {', '.join(keys)}, give 4 other plausible values, each different from the inputs above and from each other."
+    )
+
+
+def tool_rows(name: str, description: str, keys: list[str], field: str, golden: list[tuple[tuple[str, ...], str]], new: list[tuple[str, ...]]) -> list[ChatMessage]:
+    """The outputs of a table-backed tool for new inputs (`_table`), beside its golden rows."""
+    shown = "\n".join(f"- {list(key)} -> {field}: {answer!r}" for key, answer in golden)
+    return _messages(
+        f"Tool: {name}({', '.join(keys)}): {description}\n\nIts data table has these rows:\n{shown}\n\n"
+        f"Write the rows of these other inputs: {', '.join(str(list(k)) for k in new)}. For each, value is that input's "
+        f"{field} (realistic and different from the rows above), details (optional) a short note about it."
     )
 
 

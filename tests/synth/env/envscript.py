@@ -96,6 +96,8 @@ class Script:
             return "args", re.search(r"answers sub-question (\w+)\.", first).group(1)
         if "Make this tool more realistic" in first:
             return "scale", json.loads(first.split("Tool document:\n", 1)[1].split("\n\n", 1)[0])["name"]
+        if "Its data already has these inputs" in first:
+            return "inputs", re.search(r"Tool: (\w+)\(", first).group(1)
         if "Its data table has these rows" in first:
             return "rows", re.search(r"Tool: (\w+)\(", first).group(1)
         if "Group the sub-questions" in first:
@@ -126,6 +128,8 @@ class Script:
             props = dict(base["parameters"]["properties"])
             props["language" if "landmark" in props else "units"] = {"type": "string", "enum": ["en", "fr"] if "landmark" in props else ["metric", "imperial"]}
             return json.dumps({**base, "parameters": {**base["parameters"], "properties": props}})
+        if stage == "inputs":
+            return self._inputs(key, first)
         if stage == "rows":
             attempts = self.rows[key]
             done = sum(1 for entry in self.log[:-1] if entry == f"rows:{key}")
@@ -135,6 +139,19 @@ class Script:
         if stage == "merged":
             return self.merged
         raise AssertionError(stage)
+
+
+    def _inputs(self, tool: str, first: str) -> str:
+        """Other inputs: the keys of the tool's first rows reply (what a model would then write rows for)."""
+        params = [p.strip() for p in re.search(rf"Tool: {tool}\(([^)]*)\)", first).group(1).split(",")]
+        reply = self.rows[tool][0]
+        text = reply([ChatMessage(role="user", content=first)] * 2) if callable(reply) else reply
+        try:
+            keys = [row["key"] for row in json.loads(text)["rows"]]
+        except (ValueError, KeyError, TypeError):
+            keys = [[f"other {i}"] * len(params) for i in range(4)]
+        keys = (keys * 4)[:4]
+        return json.dumps({p: [k[i] for k in keys] for i, p in enumerate(params)}, ensure_ascii=False)
 
 
 class Crash(BaseException):

@@ -139,8 +139,8 @@ async def test_the_judge_model_serves_the_judging_stages_only(tmp_path, sandbox)
     tokens = result.stats.tokens_by_stage_last_run
     assert set(tokens) == {"decompose", "necessity", "checks", "tools", "merge"} and tokens["checks"].requests == 4
     assert result.stats.max_prompt_tokens == max(t.max_prompt_tokens for t in tokens.values()) > 0
-    # decompose, then per tool: document, golden arguments, scaling, code; then the merge grouping
-    assert result.stats.llm_last_run.calls == len(judge.requests) + 1 + 2 * 4 + 1
+    # decompose, then per tool: document, golden arguments, scaling, other inputs, their rows; then the merge grouping
+    assert result.stats.llm_last_run.calls == len(judge.requests) + 1 + 2 * 5 + 1
 
 
 def test_long_corpora_are_chunked_into_several_seeds(tmp_path):

@@ -187,12 +187,16 @@ def other_inputs(name: str, description: str, schema: dict[str, Any], keys: list
 
 
 def tool_rows(name: str, description: str, keys: list[str], field: str, golden: list[tuple[tuple[str, ...], str]], new: list[tuple[str, ...]]) -> list[ChatMessage]:
-    """The outputs of a table-backed tool for new inputs (`_table`), beside its golden rows."""
-    shown = "\n".join(f"- {list(key)} -> {field}: {answer!r}" for key, answer in golden)
+    """The outputs of a table-backed tool for new inputs (`_table`), beside its golden rows.
+
+    The golden rows are named by their inputs only: shown a golden value, the 0.5B model gave
+    it to every new input.
+    """
     return _messages(
-        f"Tool: {name}({', '.join(keys)}): {description}\n\nIts data table has these rows:\n{shown}\n\n"
-        f"Write the rows of these other inputs: {', '.join(str(list(k)) for k in new)}. For each, value is that input's "
-        f"{field} (realistic and different from the rows above), details (optional) a short note about it."
+        f"Tool: {name}({', '.join(keys)}): {description}\n\n"
+        f"Its data table has rows for {', '.join(str(list(k)) for k, _ in golden)}. Write the rows of these other inputs: "
+        f"{', '.join(str(list(k)) for k in new)}. For each, value is that input's {field} (realistic, and different for "
+        "each input), details (optional) a short note about it."
     )
 
 

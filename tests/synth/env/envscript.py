@@ -98,7 +98,7 @@ class Script:
             return "scale", json.loads(first.split("Tool document:\n", 1)[1].split("\n\n", 1)[0])["name"]
         if "Its data already has these inputs" in first:
             return "inputs", re.search(r"Tool: (\w+)\(", first).group(1)
-        if "Its data table has these rows" in first:
+        if "Its data table has rows for" in first:
             return "rows", re.search(r"Tool: (\w+)\(", first).group(1)
         if "Group the sub-questions" in first:
             return "groups", ""

@@ -109,7 +109,7 @@ RUNNER = textwrap.dedent(
     class Hang(Script):
         def __call__(self, messages, tools, settings):
             first = next(m.content for m in messages if m.role == "user")
-            if "Its data table has these rows" in first and "get_city_weather" in first:
+            if "Its data table has rows for" in first and "get_city_weather" in first:
                 Path({marker!r}).write_text("at code")
                 return anyio.sleep_forever()
             return super().__call__(messages, tools, settings)

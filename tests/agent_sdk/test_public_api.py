@@ -13,6 +13,7 @@ CORE = {
     "write_sft_parquet", "write_trajectories_jsonl",
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "embedded_model_dir", "find_vllm_python",
     "is_local_target", "model_from_target", "serve_model",
+    "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource",
 }  # fmt: skip
 
 

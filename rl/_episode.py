@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import AsyncExitStack
 from typing import Any
 from urllib.parse import quote
 
-from agent_sdk import ChatMessage, Step, ToolCall, ToolCallRecord, Toolbox, ToolResult, Trajectory
+from agent_sdk import ChatMessage, RecordedTools, Step, ToolCall, ToolCallRecord, Toolbox, ToolResult, Trajectory
 from rl.datasets import RlTask
 from rl.reward import RewardParts, f1_reward
 
@@ -47,6 +48,9 @@ def _parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> tuple
 class McpEpisode:
     """An MCP session for one trajectory, recording tool calls for the reward.
 
+    A wrapper over the arena's tools: a `Toolbox` on the episode URL, recorded by
+    `RecordedTools`, plus the F1 reward of what was recorded. Open it with `async with`.
+
     Args:
         arena_url: base URL of an `ArenaServer` (e.g. `http://127.0.0.1:8765`).
         task: the row being rolled out.
@@ -68,15 +72,25 @@ class McpEpisode:
         self.url = episode_url(arena_url, task)
         self.max_observation_chars = max_observation_chars
         self._toolbox = Toolbox(self.url, timeout_s=call_timeout_s, connect_timeout_s=connect_timeout_s)
-        self.records: list[ToolCallRecord] = []
+        self._recorded = RecordedTools(self._toolbox)
+        self._stack: AsyncExitStack | None = None
         self._started = time.monotonic()
 
     async def __aenter__(self) -> McpEpisode:
-        await self._toolbox.__aenter__()
+        stack = AsyncExitStack()
+        await stack.enter_async_context(self._recorded)
+        self._stack = stack
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
-        await self._toolbox.__aexit__(*exc_info)
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            await stack.aclose()
+
+    @property
+    def records(self) -> list[ToolCallRecord]:
+        """Every tool call of the episode (refused ones included), in completion order."""
+        return self._recorded.records
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -88,13 +102,12 @@ class McpEpisode:
         call_id = call_id or f"call_{len(self.records)}"
         raw = arguments if isinstance(arguments, str) else None
         parsed, problem = _parse_arguments(name, arguments)
+        call = ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw)
         if problem is None:
-            result = await self._toolbox.call_tool(name, parsed)
+            result = await self._recorded.call(call, turn=turn)
         else:
             result = ToolResult(ok=False, text=problem, error=problem, error_kind="bad_arguments", tool=name)
-        self.records.append(
-            ToolCallRecord(turn=turn, call=ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw), result=result)
-        )
+            self._recorded.record(call, result, turn=turn)
         text = result.observation()
         if len(text) > self.max_observation_chars:
             text = text[: self.max_observation_chars] + "...(truncated)"

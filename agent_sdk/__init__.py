@@ -4,6 +4,7 @@ from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
 from agent_sdk._embedded import EMBEDDED_MODEL_NAME, embedded_model_dir
+from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
     read_openai_jsonl,
     read_sft_parquet,
@@ -71,6 +72,7 @@ __all__ = [
     "RecordedTools",
     "TimeLimitedTools",
     "ToolSource",
+    "env_servers",
     # Local backend, the embedded default model, model serving and model targets.
     "EMBEDDED_MODEL_NAME",
     "LocalChatModel",

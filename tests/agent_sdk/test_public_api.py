@@ -14,6 +14,7 @@ CORE = {
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "embedded_model_dir", "find_vllm_python",
     "is_local_target", "model_from_target", "serve_model",
     "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource",
+    "env_servers",
 }  # fmt: skip
 
 

@@ -15,7 +15,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 from urllib.parse import quote
 
-from agent_sdk import ChatMessage, RecordedTools, Step, ToolCall, ToolCallRecord, Toolbox, ToolResult, Trajectory
+from agent_sdk import ChatMessage, McpTools, RecordedTools, Step, ToolCall, ToolCallRecord, ToolResult, Trajectory
 from rl.datasets import RlTask
 from rl.reward import RewardParts, f1_reward
 
@@ -48,8 +48,8 @@ def _parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> tuple
 class McpEpisode:
     """An MCP session for one trajectory, recording tool calls for the reward.
 
-    A wrapper over the arena's tools: a `Toolbox` on the episode URL, recorded by
-    `RecordedTools`, plus the F1 reward of what was recorded. Open it with `async with`.
+    A wrapper over the arena's tools: one `McpTools` session on the episode URL, recorded
+    by `RecordedTools`, plus the F1 reward of what was recorded. Open it with `async with`.
 
     Args:
         arena_url: base URL of an `ArenaServer` (e.g. `http://127.0.0.1:8765`).
@@ -71,8 +71,7 @@ class McpEpisode:
         self.task = task
         self.url = episode_url(arena_url, task)
         self.max_observation_chars = max_observation_chars
-        self._toolbox = Toolbox(self.url, timeout_s=call_timeout_s, connect_timeout_s=connect_timeout_s)
-        self._recorded = RecordedTools(self._toolbox)
+        self._recorded = RecordedTools(McpTools(self.url, timeout_s=call_timeout_s, connect_timeout_s=connect_timeout_s))
         self._stack: AsyncExitStack | None = None
         self._started = time.monotonic()
 
@@ -94,8 +93,8 @@ class McpEpisode:
 
     @property
     def tools(self) -> list[dict[str, Any]]:
-        """The session's tools (environment + distractors) as OpenAI function schemas."""
-        return self._toolbox.openai_tools()
+        """The session's tools (environment + distractors) as OpenAI function schemas (none when closed)."""
+        return [info.to_openai() for info in self._recorded.list_tools()] if self._stack is not None else []
 
     async def call(self, name: str, arguments: str | dict[str, Any] | None, *, turn: int, call_id: str | None = None) -> str:
         """Call a tool (arguments as the model wrote them) and return the tool message text."""

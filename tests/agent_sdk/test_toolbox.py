@@ -28,7 +28,7 @@ async def test_the_constructor_composes_prefixes_filters_and_timeouts(helpers):
         assert [t["function"]["name"] for t in box.openai_tools()] == ["alpha__lookup", "slow", "beta__lookup"]
         found = await box.call_tool("beta__lookup", {})
         hidden = await box.call_tool("delete_all", {})
-        with anyio.fail_after(5):
+        with anyio.fail_after(60):  # a guard against a hang, not a timing check
             timed_out = await box.call_tool("slow", {})
     assert (found.text, found.server, found.tool) == ("found", "beta", "lookup")
     assert hidden.error_kind == "unknown_tool"

@@ -62,7 +62,7 @@ async def test_limits_by_exposed_or_server_side_name_and_a_call_limit_wins(helpe
     tools = TimeLimitedTools(CombinedTools([a, b]), {"slow": 0.3, "beta__slow": 0.1})
     async with tools:
         assert (tools.timeout_for("alpha__slow"), tools.timeout_for("beta__slow"), tools.timeout_for("fast")) == (0.3, 0.1, None)
-        with anyio.fail_after(5):
+        with anyio.fail_after(60):  # a guard against a hang, not a timing check
             by_tool = await tools.call_tool("alpha__slow", {})
             by_name = await tools.call_tool("beta__slow", {})
             by_call = await tools.call_tool("alpha__slow", {}, timeout_s=0.05)

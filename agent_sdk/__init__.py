@@ -1,8 +1,10 @@
-"""A model as an MCP client agent: model backends, MCP toolbox, agent loop, trajectories."""
+"""A model as an MCP client agent: model backends, MCP tool sources, agent loop, trajectories."""
 
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
+from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
 from agent_sdk._embedded import EMBEDDED_MODEL_NAME, cache_dir, embedded_model_dir
+from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
     read_openai_jsonl,
     read_sft_parquet,
@@ -13,14 +15,17 @@ from agent_sdk._export import (
     write_trajectories_jsonl,
 )
 from agent_sdk._local import LocalChatModel
+from agent_sdk._mcp_tools import McpTools
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
 from agent_sdk._targets import is_local_target, model_from_target
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
-from agent_sdk._toolbox import Toolbox, ToolInfo, ToolResult
+from agent_sdk._tool_source import ToolInfo, ToolResult, ToolSource
+from agent_sdk._toolbox import Toolbox
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
+from agent_sdk._wrappers import FilteredTools, RecordedTools, TimeLimitedTools
 from agent_sdk.exceptions import AgentSdkError, ContextOverflowError, ModelError, ModelHTTPError, ToolboxError, UserError
 
 __all__ = [
@@ -60,6 +65,14 @@ __all__ = [
     "write_openai_jsonl",
     "write_sft_parquet",
     "write_trajectories_jsonl",
+    # Tool sources: one MCP server, and the wrappers `Toolbox` composes.
+    "CombinedTools",
+    "FilteredTools",
+    "McpTools",
+    "RecordedTools",
+    "TimeLimitedTools",
+    "ToolSource",
+    "env_servers",
     # Local backend, the embedded default model, model serving and model targets.
     "EMBEDDED_MODEL_NAME",
     "LocalChatModel",

@@ -1,6 +1,6 @@
 """One supervised MCP client connection per server: connect, list tools, reconnect after a drop.
 
-A connection lives in its own task of the toolbox's task group (an MCP `Client` opens task
+A connection lives in its own task of its `McpTools`'s task group (an MCP `Client` opens task
 groups of its own, which must be entered and exited by the same task); callers in any task
 use the client it publishes. When the transport drops, the call that saw it fails and the
 next call replaces the connection with a fresh one.
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk.exceptions import UserError
 
-__all__ = ["McpServer", "server_from_target"]
+__all__ = ["McpServer", "ServerTarget", "server_from_target"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ _LIST_PAGE_CAP = 100
 
 
 class McpServer(BaseModel):
-    """One MCP server a `Toolbox` connects to.
+    """One MCP server a `Toolbox` (or `McpTools`) connects to.
 
     `target` is a Streamable HTTP URL (an arena environment URL included), a
     `StdioServerParameters` (a command launched as a subprocess), an in-process
@@ -61,7 +61,11 @@ class McpServer(BaseModel):
         return _sanitize(self.name or _derive_name(self.target))
 
 
-def server_from_target(target: str | Path | StdioServerParameters | Server | McpServer) -> McpServer:
+ServerTarget = str | Path | StdioServerParameters | Server | McpServer
+"""Anything `server_from_target` accepts."""
+
+
+def server_from_target(target: ServerTarget) -> McpServer:
     """Interpret a target as the CLI and `Toolbox` accept it.
 
     A string is a URL (`http://`, `https://`), an existing directory (an environment or a
@@ -105,7 +109,7 @@ def _sanitize(name: str) -> str:
 
 
 class Connection:
-    """A supervised client connection to one server (internal to `Toolbox`)."""
+    """A supervised client connection to one server (internal to `McpTools`)."""
 
     def __init__(self, server: McpServer, name: str, *, connect_timeout_s: float) -> None:
         self.server = server
@@ -158,8 +162,6 @@ class Connection:
         target = self.server.target
         started = False
         try:
-            if isinstance(target, Path):
-                raise TypeError(f"{target}: environment directories are resolved by Toolbox, not connected to")
             # The client's own task groups open inside this scope, so the connect deadline is
             # a scope around the whole session, lifted once the tools are listed.
             with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout_s) as scope:

@@ -10,7 +10,7 @@ import anyio
 
 from agent_sdk._messages import ArgumentRepair, ChatMessage, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
-from agent_sdk._toolbox import Toolbox, ToolResult
+from agent_sdk._tool_source import ToolResult, ToolSource
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
 from agent_sdk.exceptions import ModelError
 
@@ -19,7 +19,7 @@ __all__ = ["run_episode"]
 
 async def run_episode(
     model: ChatModel,
-    toolbox: Toolbox,
+    toolbox: ToolSource,
     task: str,
     *,
     system_prompt: str | None,
@@ -28,7 +28,7 @@ async def run_episode(
     settings: SamplingSettings | None,
     metadata: Mapping[str, Any] | None = None,
 ) -> Trajectory:
-    """Play one episode on an open toolbox and return its trajectory.
+    """Play one episode on an open tool source and return its trajectory.
 
     Tool failures become error observations; a `ModelError` ends the episode with
     `stop_reason="model_error"`; cancellation propagates.
@@ -38,7 +38,7 @@ async def run_episode(
     if system_prompt:
         messages.append(ChatMessage(role="system", content=system_prompt))
     messages.append(ChatMessage(role="user", content=task))
-    tools = toolbox.openai_tools()
+    tools = [info.to_openai() for info in toolbox.list_tools()]
     trajectory = Trajectory(task=task, tools=tools, model=model.name, metadata=dict(metadata or {}))
     trajectory.messages = messages
     usage = Usage()
@@ -86,7 +86,7 @@ async def run_episode(
 
 
 async def _call_tools(
-    toolbox: Toolbox, calls: list[ToolCall], repairs: Mapping[str, ArgumentRepair]
+    toolbox: ToolSource, calls: list[ToolCall], repairs: Mapping[str, ArgumentRepair]
 ) -> list[ToolResult]:
     """Run one turn's calls concurrently; results in call order."""
     if len(calls) == 1:
@@ -102,7 +102,7 @@ async def _call_tools(
     return [r for r in results if r is not None]
 
 
-async def _call_one(toolbox: Toolbox, call: ToolCall, repair: ArgumentRepair | None) -> ToolResult:
+async def _call_one(toolbox: ToolSource, call: ToolCall, repair: ArgumentRepair | None) -> ToolResult:
     if repair is not None and not repair.ok:
         return ToolResult(ok=False, error=repair.failure_message(), error_kind="bad_arguments", tool=call.name)
     return await toolbox.call_tool(call.name, call.arguments)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ToolCall, Usage
-from agent_sdk._toolbox import ToolResult
+from agent_sdk._tool_source import ToolResult
 
 __all__ = ["StopReason", "Step", "ToolCallRecord", "Trajectory"]
 
@@ -21,7 +21,7 @@ class ToolCallRecord(BaseModel):
 
     turn: int = Field(description="1-based turn (model request) that made the call.")
     call: ToolCall = Field(description="The call as the model made it (arguments after repair).")
-    result: ToolResult = Field(description="What the toolbox returned.")
+    result: ToolResult = Field(description="What the tool source returned.")
     repair: ArgumentRepair | None = Field(default=None, description="How its arguments were repaired, if they were.")
 
 

@@ -54,4 +54,4 @@ class ContextOverflowError(ModelError):
 
 
 class ToolboxError(AgentSdkError):
-    """An MCP server of a `Toolbox` could not be connected to or could not list its tools."""
+    """An MCP server (of a `Toolbox` or an `McpTools`) could not be connected to or could not list its tools."""

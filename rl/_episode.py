@@ -15,16 +15,18 @@ agent's error message for it (`ArgumentRepair.failure_message`) and still counts
 from __future__ import annotations
 
 import time
+from contextlib import AsyncExitStack
 from typing import Any
 from urllib.parse import quote
 
 from agent_sdk import (
     ArgumentRepair,
     ChatMessage,
+    McpTools,
+    RecordedTools,
     Step,
     ToolCall,
     ToolCallRecord,
-    Toolbox,
     ToolResult,
     Trajectory,
     parse_arguments,
@@ -53,6 +55,9 @@ def _repaired(call_id: str, name: str, raw: str) -> tuple[dict[str, Any], Argume
 class McpEpisode:
     """An MCP session for one trajectory, recording tool calls for the reward.
 
+    A wrapper over the arena's tools: one `McpTools` session on the episode URL, recorded
+    by `RecordedTools`, plus the F1 reward of what was recorded. Open it with `async with`.
+
     Args:
         arena_url: base URL of an `ArenaServer` (e.g. `http://127.0.0.1:8765`).
         task: the row being rolled out.
@@ -73,21 +78,30 @@ class McpEpisode:
         self.task = task
         self.url = episode_url(arena_url, task)
         self.max_observation_chars = max_observation_chars
-        self._toolbox = Toolbox(self.url, timeout_s=call_timeout_s, connect_timeout_s=connect_timeout_s)
-        self.records: list[ToolCallRecord] = []
+        self._recorded = RecordedTools(McpTools(self.url, timeout_s=call_timeout_s, connect_timeout_s=connect_timeout_s))
+        self._stack: AsyncExitStack | None = None
         self._started = time.monotonic()
 
     async def __aenter__(self) -> McpEpisode:
-        await self._toolbox.__aenter__()
+        stack = AsyncExitStack()
+        await stack.enter_async_context(self._recorded)
+        self._stack = stack
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
-        await self._toolbox.__aexit__(*exc_info)
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            await stack.aclose()
+
+    @property
+    def records(self) -> list[ToolCallRecord]:
+        """Every tool call of the episode (refused ones included), in completion order."""
+        return self._recorded.records
 
     @property
     def tools(self) -> list[dict[str, Any]]:
-        """The session's tools (environment + distractors) as OpenAI function schemas."""
-        return self._toolbox.openai_tools()
+        """The session's tools (environment + distractors) as OpenAI function schemas (none when closed)."""
+        return [info.to_openai() for info in self._recorded.list_tools()] if self._stack is not None else []
 
     async def call(
         self,
@@ -117,13 +131,13 @@ class McpEpisode:
                 repair = found
         else:
             parsed = dict(arguments or {})
+        call = ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw)
         if repair is not None and not repair.ok:
             message = repair.failure_message()
             result = ToolResult(ok=False, error=message, error_kind="bad_arguments", tool=name)
+            self._recorded.record(call, result, turn=turn, repair=repair)
         else:
-            result = await self._toolbox.call_tool(name, parsed)
-        call = ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw)
-        self.records.append(ToolCallRecord(turn=turn, call=call, result=result, repair=repair))
+            result = await self._recorded.call(call, turn=turn, repair=repair)
         text = result.observation()
         if len(text) > self.max_observation_chars:
             text = text[: self.max_observation_chars] + "...(truncated)"

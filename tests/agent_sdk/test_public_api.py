@@ -13,6 +13,8 @@ CORE = {
     "write_sft_parquet", "write_trajectories_jsonl",
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "cache_dir", "embedded_model_dir", "find_vllm_python",
     "is_local_target", "model_from_target", "serve_model",
+    "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource",
+    "env_servers",
 }  # fmt: skip
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from agent_sdk import (
     Agent,
+    FunctionModel,
     Toolbox,
     read_openai_jsonl,
     read_sft_parquet,
@@ -51,20 +52,20 @@ def _tiny_tokenizer():
 
 
 def _golden_episode(helpers, env_name: str):
-    """A real episode: the scripted model makes the environment's golden calls, then answers."""
+    """A real episode: a `FunctionModel` makes the environment's golden calls, then answers."""
     from mcp_servers import load_env
 
     env = load_env(helpers.EXAMPLE_ENVS / env_name)
     golden = [s.golden_call for s in env.spec.subtasks if s.golden_call is not None]
 
-    def script(messages, tools):
+    def script(messages, tools, settings):
         done = sum(m.role == "tool" for m in messages)
         if done < len(golden):
             g = golden[done]
             return helpers.calls(helpers.call(g.tool, f"call_{done}", **g.arguments))
         return env.spec.task.answer
 
-    agent = Agent(helpers.ScriptedModel(script), Toolbox(helpers.EXAMPLE_ENVS / env_name))
+    agent = Agent(FunctionModel(script), Toolbox(helpers.EXAMPLE_ENVS / env_name))
     return agent.run_sync(env.spec.task.question, metadata={"env": env_name})
 
 

@@ -13,6 +13,7 @@ CORE = {
     "write_sft_parquet", "write_trajectories_jsonl",
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "embedded_model_dir", "find_vllm_python",
     "is_local_target", "model_from_target", "serve_model",
+    "ForbiddenRequestError", "FunctionModel", "ModelRequest", "RequestGuard",
 }  # fmt: skip
 
 
@@ -26,3 +27,4 @@ def test_all_lists_the_core_api_and_every_name_resolves():
 def test_backends_satisfy_the_chat_model_protocol():
     model = agent_sdk.OpenAIChatModel("m", base_url="http://127.0.0.1:9/v1")
     assert isinstance(model, agent_sdk.ChatModel)
+    assert isinstance(agent_sdk.FunctionModel(lambda messages, tools, settings: ""), agent_sdk.ChatModel)

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scripted import ScriptedModel
 
+from agent_sdk import FunctionModel
 from mcp_servers import load_env
 from recipe import cold_start_data, evaluate
 
@@ -38,7 +38,7 @@ async def test_cold_start_data_replays_golden_calls_and_keeps_the_sft_rows(tmp_p
         assert {t["function"]["name"] for t in row["tools"]} == {t.name for t in spec.tools}
 
 
-async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden: Callable[[Path], ScriptedModel]) -> None:
+async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden: Callable[[Path], FunctionModel]) -> None:
     result = await evaluate(golden(eval_envs), eval_envs, label="base", target="scripted", max_turns=6, concurrency=2)
     assert [s.env for s in result.scores] == ["flight_gate", "weather_forecast"]
     assert all(s.reward == 1.0 and s.n_hat == s.n == s.c for s in result.scores)
@@ -46,6 +46,6 @@ async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden
 
 
 async def test_an_agent_that_never_calls_scores_zero(eval_envs: Path) -> None:
-    silent = ScriptedModel(lambda messages, tools, settings: "I do not know.")
+    silent = FunctionModel(lambda messages, tools, settings: "I do not know.")
     result = await evaluate(silent, eval_envs, label="trained", target="scripted", max_turns=6, concurrency=2)
     assert [(s.reward, s.c) for s in result.scores] == [(0.0, 0), (0.0, 0)]

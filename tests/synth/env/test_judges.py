@@ -4,14 +4,13 @@ corpus chunking, the one answer rule, and context_overflow as a terminal, counte
 import json
 from pathlib import Path
 
-import agent_sdk
 import jsonschema
 import pytest
-
 from envscript import Script, fenced
-from scripted import ScriptedModel
-from synth.env import SynthConfig, load_seeds, render_report, synthesize_envs
-from synth.env import _schemas, prompts
+
+import agent_sdk
+from agent_sdk import FunctionModel
+from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
 
 ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
@@ -25,7 +24,7 @@ def rejected(out: Path) -> list[dict]:
 async def run(tmp_path, script, sandbox, *, judge=None, rows=(ROW,), **cfg):
     inp = tmp_path / "in.jsonl"
     inp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    model = ScriptedModel(script)
+    model = FunctionModel(script)
     result = await synthesize_envs(
         model, tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, **cfg), sandbox=sandbox, show_progress=False,
         judge_model=judge,
@@ -49,7 +48,7 @@ async def test_every_judge_rejects_a_copy_of_its_example(tmp_path, sandbox, fiel
     assert result.envs == []
     (rej,) = rejected(tmp_path / "out")
     assert (rej["stage"], rej["reason"]) == (stage, reason)
-    assert any("copied the format example" in (m.content or "") for r in model.requests for m in r if m.role == "user"), "the retry says why"
+    assert any("copied the format example" in (m.content or "") for r in model.requests for m in r.messages if m.role == "user"), "the retry says why"
     assert result.stats.funnel[[f.stage for f in result.stats.funnel].index(stage)].reasons == {reason: 1}
 
 
@@ -106,7 +105,7 @@ def test_per_call_schemas_take_their_shape_from_the_input():
 @pytest.mark.anyio
 async def test_the_judge_model_serves_the_judging_stages_only(tmp_path, sandbox):
     generator, judge_script = Script(), Script()
-    judge = ScriptedModel(judge_script, name="judge")
+    judge = FunctionModel(judge_script, name="judge")
     result, _ = await run(tmp_path, generator, sandbox, judge=judge)
     assert len(result.envs) == 1
     assert {entry.split(":")[0] for entry in judge_script.log} == {"necessity", "check"}

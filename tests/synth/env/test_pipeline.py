@@ -2,12 +2,12 @@ import json
 from pathlib import Path
 
 import pytest
+from envscript import Script, doc, fenced
 from mcp import Client
 
 import synth.env
-from envscript import Script, doc, fenced
+from agent_sdk import FunctionModel
 from mcp_servers import build_env_server, load_env
-from scripted import ScriptedModel
 from synth.env import SynthConfig, synthesize_envs
 
 QUESTION_ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
@@ -26,7 +26,7 @@ def rejected(out: Path) -> list[dict]:
 async def run(tmp_path, script, sandbox, auditor=None, rows=(QUESTION_ROW,), **cfg):
     inp = write_rows(tmp_path / "in.jsonl", *rows)
     config = SynthConfig(leak_audit=auditor is not None, **cfg)
-    model = ScriptedModel(script)
+    model = FunctionModel(script)
     result = await synthesize_envs(model, tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, auditor=auditor, show_progress=False)
     return result, model
 
@@ -95,7 +95,7 @@ async def test_chinese_domain_only_sample(tmp_path, sandbox):
     (record,) = result.envs
     env = load_env(tmp_path / "out" / record.path)
     assert env.spec.language == "zh" and env.spec.task.answer == "21摄氏度"
-    assert "Simplified Chinese" in model.requests[0][1].content
+    assert "Simplified Chinese" in model.requests[0].messages[1].content
     assert "scaling_fallback q1" in record.notes  # the scaler's garbage reply kept the unscaled document
 
 
@@ -104,7 +104,7 @@ async def test_malformed_json_then_correct_retry(tmp_path, sandbox):
     good = Script().decompose[0]
     result, model = await run(tmp_path, Script(decompose=['{"main_question": "What is', good]), sandbox)
     assert len(result.envs) == 1
-    retry = model.requests[1]
+    retry = model.requests[1].messages
     assert retry[-2].content == '{"main_question": "What is' and "could not be used" in retry[-1].content
 
 
@@ -136,7 +136,7 @@ async def test_code_that_never_contains_the_answer_is_rejected(tmp_path, sandbox
     assert (rej["stage"], rej["reason"]) == ("tools", "answer_missing")
     assert "q2" in rej["detail"] and "18°C" in rej["detail"]
     assert script.log.count("code:get_city_weather") == 3  # first try + 2 retries, each told why
-    feedback = [m.content for r in model.requests for m in r if m.role == "user" and "The code failed (answer_missing)" in (m.content or "")]
+    feedback = [m.content for r in model.requests for m in r.messages if m.role == "user" and "The code failed (answer_missing)" in (m.content or "")]
     assert feedback
 
 
@@ -184,7 +184,7 @@ async def test_duplicate_tool_names_are_renamed_never_overwritten(tmp_path, sand
 async def test_bad_input_lines_are_named_and_the_rest_still_runs(tmp_path, sandbox):
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps(QUESTION_ROW) + "\n" + '{"domain": \n' + json.dumps({"question": "no domain"}) + "\n")
-    result = await synthesize_envs(ScriptedModel(Script()), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
+    result = await synthesize_envs(FunctionModel(Script()), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
     assert len(result.envs) == 1
     errors = result.stats.input_errors
     assert errors[0].startswith(f"{inp}:2: malformed JSON") and errors[1].startswith(f"{inp}:3: domain")
@@ -198,7 +198,7 @@ async def test_failing_code_is_fixed_on_retry_with_the_failure_fed_back(tmp_path
     script = Script(code={"get_landmark_city": Script().code["get_landmark_city"], "get_city_weather": [wrong, right]})
     result, model = await run(tmp_path, script, sandbox)
     assert len(result.envs) == 1
-    retry = next(r for r in model.requests if "Name: get_city_weather" in r[1].content and len(r) > 2)
+    retry = next(r.messages for r in model.requests if "Name: get_city_weather" in r.messages[1].content and len(r.messages) > 2)
     assert retry[-2].content == wrong and "answer_missing" in retry[-1].content and "9°C" in retry[-1].content
 
 
@@ -236,4 +236,4 @@ async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandb
     bad["sub_questions"][1]["question"] = q2
     result, model = await run(tmp_path, Script(decompose=[json.dumps(bad), Script().decompose[0]]), sandbox)
     assert len(result.envs) == 1
-    assert message in model.requests[1][-1].content
+    assert message in model.requests[1].messages[-1].content

@@ -13,6 +13,7 @@ from agent_sdk._export import (
     write_trajectories_jsonl,
 )
 from agent_sdk._function_model import FunctionModel, ModelRequest
+from agent_sdk._jsonl import JsonlContent, JsonlProblem, JsonlRow, OnProblem, format_validation_error, read_jsonl
 from agent_sdk._local import LocalChatModel
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
@@ -23,7 +24,16 @@ from agent_sdk._targets import is_local_target, model_from_target
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
 from agent_sdk._toolbox import Toolbox, ToolInfo, ToolResult
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
-from agent_sdk.exceptions import AgentSdkError, ContextOverflowError, ForbiddenRequestError, ModelError, ModelHTTPError, ToolboxError, UserError
+from agent_sdk.exceptions import (
+    AgentSdkError,
+    ContextOverflowError,
+    ForbiddenRequestError,
+    JsonlError,
+    ModelError,
+    ModelHTTPError,
+    ToolboxError,
+    UserError,
+)
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -62,6 +72,14 @@ __all__ = [
     "write_openai_jsonl",
     "write_sft_parquet",
     "write_trajectories_jsonl",
+    # The one JSONL reader.
+    "JsonlContent",
+    "JsonlError",
+    "JsonlProblem",
+    "JsonlRow",
+    "OnProblem",
+    "format_validation_error",
+    "read_jsonl",
     # The test double for a model, and the guard that keeps tests off real endpoints.
     "ForbiddenRequestError",
     "FunctionModel",

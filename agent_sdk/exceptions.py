@@ -4,7 +4,8 @@ Hierarchy::
 
     AgentSdkError                 base of everything this package raises
     ├── UserError                 misuse: bad configuration or arguments (fix the call, not the world)
-    │   └── ForbiddenRequestError a request under a `RequestGuard` went to a server no test started
+    │   ├── ForbiddenRequestError a request under a `RequestGuard` went to a server no test started
+    │   └── JsonlError            a bad line in a JSONL file read with `on_problem="stop"` (also a ValueError)
     ├── ModelError                a model backend failed after its own retries
     │   ├── ModelHTTPError        ... with the HTTP status and body it last got
     │   └── ContextOverflowError  the prompt cannot fit the model's context: retrying cannot help
@@ -17,10 +18,16 @@ the `Trajectory` with `stop_reason="model_error"`. Cancellation is never swallow
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_sdk._jsonl import JsonlProblem
+
 __all__ = [
     "AgentSdkError",
     "ContextOverflowError",
     "ForbiddenRequestError",
+    "JsonlError",
     "ModelError",
     "ModelHTTPError",
     "ToolboxError",
@@ -39,6 +46,18 @@ class UserError(AgentSdkError):
 class ForbiddenRequestError(UserError):
     """An HTTP request went to a server that the process under a `RequestGuard` did not start
     (in tests: the test would have reached a real model endpoint)."""
+
+
+class JsonlError(UserError, ValueError):
+    """A line of a JSONL file is not a usable record; the message is `file:line: problem`.
+
+    Attributes:
+        problem: the file, line and message.
+    """
+
+    def __init__(self, problem: JsonlProblem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 class ModelError(AgentSdkError):

@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent_sdk import format_validation_error
 from mcp_servers import GoldenCall, ToolSpec, canonical_json
-from synth.core import format_validation_error
 
 _NO_DEPENDENCY = {"", "null", "none", "[]"}
 _JSON_NAMES = {"true": True, "false": False, "null": None}

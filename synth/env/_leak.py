@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 
+from agent_sdk import read_jsonl
 from mcp_servers import normalize_answer
 
 __all__ = ["LeakAuditUnavailable", "LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
@@ -83,12 +84,8 @@ def benchmark_questions(path: Path) -> list[str]:
         items = json.loads(raw)
         items = items if isinstance(items, list) else [items]
     except ValueError:
-        items = []
-        for line in raw.splitlines():
-            try:
-                items.append(json.loads(line))
-            except ValueError:
-                continue
+        # JSON lines (BFCL's `.json` files): a line that is not an object holds no question to audit against
+        items = read_jsonl(path, on_problem="collect").values
     texts = [t.strip()[:_MAX_CHARS] for item in items for t in _texts_of(item) if t and t.strip()]
     return list(dict.fromkeys(texts))
 

@@ -16,9 +16,9 @@ import jsonschema
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field, ValidationError
 
-from agent_sdk import ChatMessage
+from agent_sdk import ChatMessage, format_validation_error
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
-from synth.core import ReplyCheck, ask_structured, format_validation_error
+from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._code import CodeProblem, check_code, extract_code, render_module
 from synth.env.config import SynthConfig

@@ -14,6 +14,7 @@ CORE = {
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "embedded_model_dir", "find_vllm_python",
     "is_local_target", "model_from_target", "serve_model",
     "ForbiddenRequestError", "FunctionModel", "ModelRequest", "RequestGuard",
+    "JsonlContent", "JsonlError", "JsonlProblem", "JsonlRow", "OnProblem", "format_validation_error", "read_jsonl",
 }  # fmt: skip
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_sdk import FunctionModel
+from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import load_env
 from recipe import cold_start_data, evaluate
 
@@ -21,7 +21,7 @@ async def test_cold_start_data_replays_golden_calls_and_keeps_the_sft_rows(tmp_p
     sft.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}) + "\n")
     data = await cold_start_data(envs_dirs=[train_envs], sft_files=[sft, tmp_path / "absent.jsonl"], out_dir=tmp_path / "cold")
     assert (data.sft_rows, data.env_rows, data.skipped_envs) == (1, 2, [])
-    rows = [json.loads(line) for line in data.path.read_text().splitlines()]
+    rows = read_jsonl(data.path).values
     assert rows[0]["messages"][1]["content"] == "hello"
     for row in rows[1:]:
         spec = load_env(next(p for p in train_envs.iterdir() if load_env(p).spec.id == row["env_id"])).spec

@@ -19,6 +19,7 @@ from agent_sdk import (
     Toolbox,
     ToolCall,
     Usage,
+    read_jsonl,
     read_sft_parquet,
 )
 from astra_cli import app
@@ -36,7 +37,7 @@ GOLDEN_ENVS = [ENVS / "company_facts", ENVS / "flight_gate", ENVS / "order_items
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return read_jsonl(path).values
 
 
 async def _tools_and_outputs(env_dir: Path, sandbox: LocalSandbox) -> tuple[list[dict[str, Any]], list[str]]:

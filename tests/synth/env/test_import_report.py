@@ -5,7 +5,7 @@ from astra_rows import GATE_FOR_PASS, PASS_LOOKUP, TICKET_TIME_CODE, TICKET_UUID
 from envscript import Script
 from typer.testing import CliRunner
 
-from agent_sdk import FunctionModel
+from agent_sdk import FunctionModel, read_jsonl
 from astra_cli import app
 from mcp_servers import GoldenCall, load_env
 from synth.env import SynthConfig, import_envs, render_report, synthesize_envs
@@ -88,7 +88,7 @@ async def test_defects_are_reported_per_row_instead_of_dropped_or_repaired(tmp_p
     assert records[6].rejected and codes(records[6]) == {"tool_necessity_illegitimate"}
     assert records[7].rejected and codes(records[7]) == {"verify_score_low"}
     assert codes(records[8]) == {"malformed_row"} and records[8].format is None
-    report = [json.loads(x) for x in (tmp_path / "out" / "import_report.jsonl").read_text().splitlines()]
+    report = read_jsonl(tmp_path / "out" / "import_report.jsonl").values
     assert [int(r["ref"].rsplit(":", 1)[1]) for r in report] == list(range(1, 9))
     assert report[0]["defects"][0] == {"code": "duplicate_tool_name", "message": report[0]["defects"][0]["message"],
                                        "subtask_id": None, "tool": "pass_lookup"}

@@ -9,7 +9,7 @@ import pytest
 from envscript import Script, fenced
 
 import agent_sdk
-from agent_sdk import FunctionModel
+from agent_sdk import FunctionModel, read_jsonl
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
 
@@ -18,7 +18,7 @@ ROW = {"question": "What is the current temperature in the city where the Eiffel
 
 def rejected(out: Path) -> list[dict]:
     p = out / "rejected.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+    return read_jsonl(p).values if p.exists() else []
 
 
 async def run(tmp_path, script, sandbox, *, judge=None, rows=(ROW,), **cfg):

@@ -3,7 +3,7 @@ import json
 import pytest
 from envscript import Script
 
-from agent_sdk import FunctionModel
+from agent_sdk import FunctionModel, read_jsonl
 from synth.env import SynthConfig, synthesize_envs
 from synth.env._leak import benchmark_questions, data_root, default_benchmark_files
 
@@ -40,7 +40,7 @@ async def test_a_benchmark_question_is_rejected_as_a_leak(tmp_path, sandbox, aud
         FunctionModel(script), tmp_path / "out", inputs=[inp], config=SynthConfig(), sandbox=sandbox, auditor=auditor, show_progress=False
     )
     assert result.envs == []
-    (rej,) = [json.loads(x) for x in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
+    (rej,) = read_jsonl(tmp_path / "out" / "rejected.jsonl").values
     assert (rej["stage"], rej["reason"]) == ("leak_audit", "benchmark_leak")
     assert "questions.jsonl" in rej["detail"]
     assert script.log == ["decompose:"]  # nothing else was spent on it

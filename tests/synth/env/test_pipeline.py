@@ -6,7 +6,7 @@ from envscript import Script, doc, fenced
 from mcp import Client
 
 import synth.env
-from agent_sdk import FunctionModel
+from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import build_env_server, load_env
 from synth.env import SynthConfig, synthesize_envs
 
@@ -20,7 +20,7 @@ def write_rows(path: Path, *rows) -> Path:
 
 def rejected(out: Path) -> list[dict]:
     p = out / "rejected.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+    return read_jsonl(p).values if p.exists() else []
 
 
 async def run(tmp_path, script, sandbox, auditor=None, rows=(QUESTION_ROW,), **cfg):
@@ -187,7 +187,7 @@ async def test_bad_input_lines_are_named_and_the_rest_still_runs(tmp_path, sandb
     result = await synthesize_envs(FunctionModel(Script()), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
     assert len(result.envs) == 1
     errors = result.stats.input_errors
-    assert errors[0].startswith(f"{inp}:2: malformed JSON") and errors[1].startswith(f"{inp}:3: domain")
+    assert errors[0].startswith(f"{inp}:2: invalid JSON") and errors[1].startswith(f"{inp}:3: domain")
     assert json.loads((tmp_path / "out" / "stats.json").read_text())["input_errors"] == errors
 
 

@@ -24,7 +24,7 @@ import pytest
 from sft_world import small_config, world_model
 
 import agent_sdk
-from agent_sdk import FunctionModel
+from agent_sdk import FunctionModel, read_jsonl
 from synth.sft import DIMENSIONS, SftPipeline
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,7 +37,7 @@ SOURCES = [
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_jsonl(path).values
 
 
 @pytest.fixture(scope="module")

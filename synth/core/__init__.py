@@ -21,7 +21,7 @@ from synth.core.checks import COPIED_EXAMPLE, CheckOutcome, PromptExample, Reply
 from synth.core.llm import LLMCounts, MeteredModel
 from synth.core.runner import map_ordered, progress_bar
 from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
-from synth.core.store import JsonlStore, Rejection, Stage, StoreCorrupt, record_id, rejections_store
+from synth.core.store import JsonlStore, Rejection, Stage, record_id, rejections_store
 from synth.core.structured import ReasonCode, StructuredResult, ask_structured, extract_json
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
     "StageCounts",
     "StageMeter",
     "StageTokens",
-    "StoreCorrupt",
     "StructuredResult",
     "ask_structured",
     "cache_key",

@@ -19,12 +19,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_sdk import JsonlError, read_jsonl
+from synth.exceptions import StoreCorrupt
 
-__all__ = ["JsonlStore", "Rejection", "Stage", "StoreCorrupt", "record_id", "rejections_store"]
-
-
-class StoreCorrupt(Exception):
-    """A line other than the last of a stage file is not valid JSON (the file was edited by hand)."""
+__all__ = ["JsonlStore", "Rejection", "Stage", "record_id", "rejections_store"]
 
 
 class Rejection(BaseModel):

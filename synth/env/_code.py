@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from synth.core import extract_json
+from synth.exceptions import CodeProblem
 
 _PY_FENCE = re.compile(r"```(?:python|py|Python)?\s*\n(.*?)```", re.DOTALL)
 
@@ -28,14 +29,6 @@ FORBIDDEN_MODULES = frozenset(
 )
 """Network, process and filesystem access: never needed by a data-backed tool."""
 _NONDETERMINISTIC_CALLS = frozenset({"now", "today", "utcnow", "urandom", "getrandbits", "random", "time_ns", "perf_counter"})
-
-
-class CodeProblem(Exception):
-    """Generated code that must not run: `code` is the rejection reason, the message is the feedback."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def extract_code(text: str) -> dict[str, Any]:

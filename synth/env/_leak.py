@@ -19,8 +19,9 @@ import anyio
 
 from agent_sdk import read_jsonl
 from mcp_servers import normalize_answer
+from synth.exceptions import LeakAuditUnavailable
 
-__all__ = ["LeakAuditUnavailable", "LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
+__all__ = ["LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
 
 _MAX_CHARS = 1000
 
@@ -88,10 +89,6 @@ def benchmark_questions(path: Path) -> list[str]:
         items = read_jsonl(path, on_problem="collect").values
     texts = [t.strip()[:_MAX_CHARS] for item in items for t in _texts_of(item) if t and t.strip()]
     return list(dict.fromkeys(texts))
-
-
-class LeakAuditUnavailable(RuntimeError):
-    """The embedding model of the leak audit is not installed."""
 
 
 def require_embedder() -> None:

@@ -20,9 +20,10 @@ from agent_sdk import ChatMessage, format_validation_error
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
 from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
-from synth.env._code import CodeProblem, check_code, extract_code, render_module
+from synth.env._code import check_code, extract_code, render_module
 from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SubQuestion, SynthTool, ToolDoc
+from synth.exceptions import CodeProblem
 
 _ERROR_KINDS = {
     "invalid_arguments": "golden_call_invalid_args",

@@ -35,13 +35,13 @@ from synth.env._import_formats import (
     Defect,
     ParsedRow,
     ParsedSubtask,
-    RowError,
     decode,
     dependency_order,
     parse_row,
 )
 from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module
 from synth.env._seeds import detect_language
+from synth.exceptions import RowError
 
 __all__ = ["Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
 

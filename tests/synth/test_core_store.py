@@ -8,7 +8,8 @@ import textwrap
 import anyio
 import pytest
 
-from synth.core import JsonlStore, LLMCounts, PipelineStats, Stage, StoreCorrupt, map_ordered, record_id, rejections_store
+from synth.core import JsonlStore, LLMCounts, PipelineStats, Stage, map_ordered, record_id, rejections_store
+from synth.exceptions import StoreCorrupt
 
 
 def test_append_skip_and_compact(tmp_path):

@@ -10,8 +10,8 @@
   and fill the missing ones with nulls (`{"city": "Paris", "amount": null}`); JSON values keep
   each row exact. Tool-call `arguments` are objects, as chat templates expect. TRL reads it with
   `datasets.load_dataset("parquet", data_files=...)`; veRL with `MultiTurnSFTDataset` through
-  the `JsonMultiTurnSFTDataset` adapter in `agent_sdk/verl_dataset.py` (veRL's reader does not
-  decode JSON columns itself).
+  the `rl.verl.JsonMultiTurnSFTDataset` adapter (veRL's reader does not decode JSON columns
+  itself).
 """
 
 from __future__ import annotations

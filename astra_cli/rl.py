@@ -54,7 +54,7 @@ def prepare(
     tool_docs: Optional[Path] = typer.Option(None, help="Ingested tool docs (servers JSONL) widening the similarity pool."),
 ) -> None:
     """Build RL datasets (with distractors) from verified environments."""
-    from rl._embedding import Embedder
+    from rl import Embedder
     from rl.datasets import prepare as run
     from rl.distractors import DistractorConfig
     from rl.exceptions import RlError
@@ -128,9 +128,8 @@ def train(
             return
         import anyio
 
-        from rl._models import resolve_model
-        from rl.verl._config import VerlRecipe, require_gpu
-        from rl.verl._launch import launch_verl, print_command
+        from rl import resolve_model
+        from rl.verl import VerlRecipe, launch_verl, print_command, require_gpu
 
         gpus = n_gpus or (1 if dry_run else require_gpu())
         recipe = VerlRecipe.from_preset(

@@ -5,6 +5,7 @@ modules that need them, so `import rl` stays cheap.
 """
 
 from rl._embedding import Embedder, EmbeddingCache
+from rl._models import resolve_model
 from rl.batch_filling import BatchFiller, StepStats, reward_std
 from rl.cold_start import (
     ColdStartConfig,
@@ -79,6 +80,7 @@ __all__ = [
     "read_sft_file",
     "read_trl_tasks",
     "replay_golden",
+    "resolve_model",
     "reward_std",
     "sample_distractors",
     "write_sft_files",

@@ -136,8 +136,12 @@ def test_trl_loads_the_sft_parquet_exactly(episodes, tmp_path: Path):
 
 def test_verl_multiturn_sft_dataset_reads_the_sft_parquet(episodes, tmp_path: Path):
     pytest.importorskip("verl")
-    from agent_sdk.verl_dataset import JsonMultiTurnSFTDataset
+    from verl.utils.import_utils import load_extern_object
 
+    from rl.verl import JsonMultiTurnSFTDataset
+
+    # what a veRL SFT config names: data.custom_cls.path=pkg://rl.verl, data.custom_cls.name=JsonMultiTurnSFTDataset
+    assert load_extern_object("pkg://rl.verl", "JsonMultiTurnSFTDataset") is JsonMultiTurnSFTDataset
     path = tmp_path / "sft.parquet"
     write_sft_parquet(episodes, path)
     tokenizer = _tiny_tokenizer()

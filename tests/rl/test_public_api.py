@@ -12,7 +12,7 @@ def test_rl_public_api():
     assert {"AGENT_NAME", "BatchFiller", "DistractorConfig", "DistractorSampler", "Embedder", "RlTask", "ToolPool",
             "prepare", "sample_distractors", "f1_reward", "RewardParts",
             "BatchFillingError", "PRESETS", "Preset", "get_preset", "default_preset",
-            "cold_start", "ColdStartConfig", "replay_golden", "mix_sft", "write_sft_files"} <= set(rl.__all__)
+            "cold_start", "ColdStartConfig", "replay_golden", "mix_sft", "write_sft_files", "resolve_model"} <= set(rl.__all__)
     for name in rl.__all__:
         assert getattr(rl, name) is not None
 
@@ -20,7 +20,10 @@ def test_rl_public_api():
 def test_engine_apis_and_registration():
     from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
 
-    assert set(rl.verl.__all__) == {"REWARD_KEYS", "McpAgentLoop", "sanitize_property", "sanitize_tool"}
+    assert set(rl.verl.__all__) == {"REWARD_KEYS", "JsonMultiTurnSFTDataset", "McpAgentLoop", "VerlRecipe", "launch_verl",
+                                    "print_command", "require_gpu", "sanitize_property", "sanitize_tool"}
+    for name in rl.verl.__all__:
+        assert getattr(rl.verl, name) is not None
     assert _agent_loop_registry[rl.AGENT_NAME] == {"_target_": "rl.verl._agent_loop.McpAgentLoop"}
     assert {"train_grpo", "train_sft", "environment_factories", "f1_reward_func"} <= set(rl.trl.__all__)
     for name in rl.trl.__all__:

@@ -134,7 +134,7 @@ def test_sft_jsonl_loads_in_trl(run_dir: tuple[Path, dict[str, Any]], tmp_path: 
 
 
 def test_sft_parquet_loads_in_verl(run_dir: tuple[Path, dict[str, Any]]) -> None:
-    from agent_sdk.verl_dataset import JsonMultiTurnSFTDataset
+    from rl.verl import JsonMultiTurnSFTDataset
 
     out, _ = run_dir
     tokenizer = _tokenizer(out / "sft.jsonl")

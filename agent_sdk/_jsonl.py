@@ -108,7 +108,7 @@ def read_jsonl(
             except (ValueError, KeyError, TypeError) as exc:
                 problem = JsonlProblem(file=str(path), line=number, message=_describe(exc))
                 if on_problem == "stop":
-                    raise JsonlError(problem) from exc
+                    raise JsonlError(problem.file, problem.line, problem.message) from exc
                 content.problems.append(problem)
                 continue
             content.rows.append(JsonlRow(file=str(path), line=number, value=value))

@@ -18,11 +18,6 @@ the `Trajectory` with `stop_reason="model_error"`. Cancellation is never swallow
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent_sdk._jsonl import JsonlProblem
-
 __all__ = [
     "AgentSdkError",
     "ContextOverflowError",
@@ -52,11 +47,15 @@ class JsonlError(UserError, ValueError):
     """A line of a JSONL file is not a usable record; the message is `file:line: problem`.
 
     Attributes:
-        problem: the file, line and message.
+        file: the file, as given to the reader.
+        line: the 1-based line number.
+        problem: what is wrong with the line.
     """
 
-    def __init__(self, problem: JsonlProblem) -> None:
-        super().__init__(str(problem))
+    def __init__(self, file: str, line: int, problem: str) -> None:
+        super().__init__(f"{file}:{line}: {problem}")
+        self.file = file
+        self.line = line
         self.problem = problem
 
 

@@ -253,7 +253,7 @@ class _Run:
             try:
                 rejected = read_jsonl(self.rejected_file, RejectedRecord).values
             except JsonlError as exc:
-                raise DatasetError(f"{exc.problem.file}:{exc.problem.line}: not a rejected record: {exc.problem.message}") from exc
+                raise DatasetError(f"{exc.file}:{exc.line}: not a rejected record: {exc.problem}") from exc
             self.rejected.update((r.id, r) for r in rejected if r.reason not in RETRIED_REASONS)
 
     def done(self, record_id: str) -> bool:

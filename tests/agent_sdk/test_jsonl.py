@@ -34,7 +34,7 @@ def test_stop_raises_at_the_first_bad_line_with_file_and_line(tmp_path):
     path = _write(tmp_path, '{"domain": "a"}\n{"domian": "typo"}\n{"nope\n')
     with pytest.raises(JsonlError, match=f"{path}:2: domain: Field required") as raised:
         read_jsonl(path, Row)
-    assert raised.value.problem.line == 2
+    assert (raised.value.file, raised.value.line, raised.value.problem) == (str(path), 2, "domain: Field required")
     assert isinstance(raised.value, UserError) and isinstance(raised.value, ValueError)
 
 

@@ -14,19 +14,31 @@ from agent_sdk._export import (
     write_sft_parquet,
     write_trajectories_jsonl,
 )
+from agent_sdk._function_model import FunctionModel, ModelRequest
+from agent_sdk._jsonl import JsonlContent, JsonlProblem, JsonlRow, OnProblem, format_validation_error, read_jsonl
 from agent_sdk._local import LocalChatModel
 from agent_sdk._mcp_tools import McpTools
-from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
-from agent_sdk._targets import is_local_target, model_from_target
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
+from agent_sdk._request_guard import RequestGuard
+from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
+from agent_sdk._targets import is_local_target, model_from_target
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
 from agent_sdk._tool_source import ToolInfo, ToolResult, ToolSource
 from agent_sdk._toolbox import Toolbox
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
 from agent_sdk._wrappers import FilteredTools, RecordedTools, TimeLimitedTools
-from agent_sdk.exceptions import AgentSdkError, ContextOverflowError, ModelError, ModelHTTPError, ToolboxError, UserError
+from agent_sdk.exceptions import (
+    AgentSdkError,
+    ContextOverflowError,
+    ForbiddenRequestError,
+    JsonlError,
+    ModelError,
+    ModelHTTPError,
+    ToolboxError,
+    UserError,
+)
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -73,6 +85,19 @@ __all__ = [
     "TimeLimitedTools",
     "ToolSource",
     "env_servers",
+    # The one JSONL reader.
+    "JsonlContent",
+    "JsonlError",
+    "JsonlProblem",
+    "JsonlRow",
+    "OnProblem",
+    "format_validation_error",
+    "read_jsonl",
+    # The test double for a model, and the guard that keeps tests off real endpoints.
+    "ForbiddenRequestError",
+    "FunctionModel",
+    "ModelRequest",
+    "RequestGuard",
     # Local backend, the embedded default model, model serving and model targets.
     "EMBEDDED_MODEL_NAME",
     "LocalChatModel",

@@ -10,8 +10,8 @@
   and fill the missing ones with nulls (`{"city": "Paris", "amount": null}`); JSON values keep
   each row exact. Tool-call `arguments` are objects, as chat templates expect. TRL reads it with
   `datasets.load_dataset("parquet", data_files=...)`; veRL with `MultiTurnSFTDataset` through
-  the `JsonMultiTurnSFTDataset` adapter in `agent_sdk/verl_dataset.py` (veRL's reader does not
-  decode JSON columns itself).
+  the `rl.verl.JsonMultiTurnSFTDataset` adapter (veRL's reader does not decode JSON columns
+  itself).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_sdk._jsonl import format_validation_error, read_jsonl
 from agent_sdk._messages import ChatMessage, ToolCall
 from agent_sdk._trajectory import Trajectory
 from agent_sdk.exceptions import UserError
@@ -49,15 +50,9 @@ def read_trajectories_jsonl(path: str | Path) -> list[Trajectory]:
     """Read a file written by `write_trajectories_jsonl`.
 
     Raises:
-        UserError: naming the file and line of the first invalid record.
+        JsonlError: (a `UserError`) naming the file and line of the first invalid record.
     """
-    out = []
-    for lineno, record in _read_lines(path):
-        try:
-            out.append(Trajectory.model_validate(record))
-        except ValidationError as exc:
-            raise UserError(f"{path}:{lineno}: not a trajectory: {_first_error(exc)}") from exc
-    return out
+    return read_jsonl(path, _trajectory).values
 
 
 def write_openai_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
@@ -69,9 +64,9 @@ def read_openai_jsonl(path: str | Path) -> list[Trajectory]:
     """Read OpenAI-format `{"messages", "tools"}` lines into trajectories (messages and tools only).
 
     Raises:
-        UserError: naming the file and line of the first invalid record.
+        JsonlError: (a `UserError`) naming the file and line of the first invalid record.
     """
-    return [_from_openai(record, f"{path}:{lineno}") for lineno, record in _read_lines(path)]
+    return read_jsonl(path, _from_openai).values
 
 
 def sft_record(trajectory: Trajectory) -> dict[str, Any]:
@@ -128,19 +123,34 @@ def read_sft_parquet(path: str | Path) -> list[Trajectory]:
             "messages": [json.loads(m) if isinstance(m, str) else m for m in messages or []],
             "tools": json.loads(tools) if isinstance(tools, str) else tools or [],
         }
-        out.append(_from_openai(record, f"{path}: row {index}"))
+        try:
+            out.append(_from_openai(record))
+        except ValueError as exc:
+            raise UserError(f"{path}: row {index}: {exc}") from exc
     return out
 
 
-def _from_openai(record: Any, where: str) -> Trajectory:
-    if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
-        raise UserError(f"{where}: expected an object with a 'messages' list")
+def _trajectory(record: dict[str, Any]) -> Trajectory:
+    try:
+        return Trajectory.model_validate(record)
+    except ValidationError as exc:
+        raise ValueError(f"not a trajectory: {format_validation_error(exc, limit=1)}") from exc
+
+
+def _from_openai(record: dict[str, Any]) -> Trajectory:
+    """A trajectory of an OpenAI-format record.
+
+    Raises:
+        ValueError: naming what is wrong (e.g. `messages[2]: ...`).
+    """
+    if not isinstance(record.get("messages"), list):
+        raise ValueError("expected an object with a 'messages' list")
     messages = []
     for index, raw in enumerate(record["messages"]):
         try:
             messages.append(_message(raw))
         except (ValidationError, ValueError, TypeError, KeyError) as exc:
-            raise UserError(f"{where}: messages[{index}]: {exc}") from exc
+            raise ValueError(f"messages[{index}]: {exc}") from exc
     tools = record.get("tools") or []
     if isinstance(tools, str):
         tools = json.loads(tools)
@@ -182,22 +192,6 @@ def _write_lines(path: str | Path, lines: Iterable[str]) -> int:
             handle.write(line + "\n")
             count += 1
     return count
-
-
-def _read_lines(path: str | Path) -> Iterable[tuple[int, Any]]:
-    with Path(path).open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path}:{lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from exc
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
 
 
 def _pyarrow() -> tuple[Any, Any]:

@@ -13,7 +13,7 @@ class ChatModel(Protocol):
     """Messages + OpenAI-style tool schemas in, one assistant message (with tool_calls) out.
 
     Implementations: `OpenAIChatModel` (any OpenAI-compatible HTTP server), `LocalChatModel`
-    (transformers). Tests use a scripted model. Implementations raise `ModelError` on
+    (transformers); in tests, `FunctionModel` (replies from a function). Implementations raise `ModelError` on
     failures they could not recover from after their own retries.
     """
 

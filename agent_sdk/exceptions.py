@@ -4,6 +4,8 @@ Hierarchy::
 
     AgentSdkError                 base of everything this package raises
     ├── UserError                 misuse: bad configuration or arguments (fix the call, not the world)
+    │   ├── ForbiddenRequestError a request under a `RequestGuard` went to a server no test started
+    │   └── JsonlError            a bad line in a JSONL file read with `on_problem="stop"` (also a ValueError)
     ├── ModelError                a model backend failed after its own retries
     │   ├── ModelHTTPError        ... with the HTTP status and body it last got
     │   └── ContextOverflowError  the prompt cannot fit the model's context: retrying cannot help
@@ -16,7 +18,16 @@ the `Trajectory` with `stop_reason="model_error"`. Cancellation is never swallow
 
 from __future__ import annotations
 
-__all__ = ["AgentSdkError", "ContextOverflowError", "ModelError", "ModelHTTPError", "ToolboxError", "UserError"]
+__all__ = [
+    "AgentSdkError",
+    "ContextOverflowError",
+    "ForbiddenRequestError",
+    "JsonlError",
+    "ModelError",
+    "ModelHTTPError",
+    "ToolboxError",
+    "UserError",
+]
 
 
 class AgentSdkError(Exception):
@@ -25,6 +36,27 @@ class AgentSdkError(Exception):
 
 class UserError(AgentSdkError):
     """The caller misused the API: a missing setting, an unknown server target, a bad argument."""
+
+
+class ForbiddenRequestError(UserError):
+    """An HTTP request went to a server that the process under a `RequestGuard` did not start
+    (in tests: the test would have reached a real model endpoint)."""
+
+
+class JsonlError(UserError, ValueError):
+    """A line of a JSONL file is not a usable record; the message is `file:line: problem`.
+
+    Attributes:
+        file: the file, as given to the reader.
+        line: the 1-based line number.
+        problem: what is wrong with the line.
+    """
+
+    def __init__(self, file: str, line: int, problem: str) -> None:
+        super().__init__(f"{file}:{line}: {problem}")
+        self.file = file
+        self.line = line
+        self.problem = problem
 
 
 class ModelError(AgentSdkError):

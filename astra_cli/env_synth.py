@@ -97,7 +97,7 @@ def synth(
             judge = await open_companion(stack, choice, llm, base_url=judge_base_url, model=judge_model, role="judge")
             return await synthesize_envs(llm, out, inputs=inputs or [], config=cfg, stages=stage, limit=limit, judge_model=judge)
 
-    from synth.env._leak import LeakAuditUnavailable
+    from synth.exceptions import LeakAuditUnavailable
 
     try:
         result = anyio.run(main)

@@ -22,8 +22,7 @@ def verify(
     unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")] = False,
 ) -> None:
     """Verify environments (DESIGN §5); exit status 1 when any fails."""
-    from mcp_servers import LocalSandbox, McpServersError
-    from mcp_servers._verify import VerifyReport, verify_paths
+    from mcp_servers import LocalSandbox, McpServersError, VerifyReport, verify_paths
 
     async def main() -> VerifyReport:
         async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox:

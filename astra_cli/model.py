@@ -31,7 +31,7 @@ def serve(
     log: Annotated[Path | None, typer.Option("--log", help="vLLM log file (default: a temporary file).")] = None,
 ) -> None:
     """Serve a model behind an OpenAI-compatible endpoint (vLLM; the local backend as fallback) until Ctrl-C."""
-    from agent_sdk._serve import VllmOptions, serve_model
+    from agent_sdk import VllmOptions, serve_model
     from agent_sdk.exceptions import AgentSdkError
 
     if backend not in ("auto", "vllm", "local"):
@@ -66,7 +66,7 @@ def serve(
 @model_app.command("path")
 def path() -> None:
     """Print the embedded model's cached directory (assembling and converting it on first use)."""
-    from agent_sdk._embedded import embedded_model_dir
+    from agent_sdk import embedded_model_dir
     from agent_sdk.exceptions import AgentSdkError
 
     try:

@@ -60,8 +60,7 @@ def prepare(
     max_prompt_length: Optional[int] = typer.Option(None, help="Prompt token limit (overrides the preset's)."),
 ) -> None:
     """Build RL datasets (with distractors) from verified environments; rows whose prompt does not fit are rejected."""
-    from rl._embedding import Embedder
-    from rl.datasets import PromptLimit
+    from rl import Embedder, PromptLimit
     from rl.datasets import prepare as run
     from rl.distractors import DistractorConfig
     from rl.exceptions import RlError
@@ -146,9 +145,8 @@ def train(
             return
         import anyio
 
-        from rl._models import resolve_model
-        from rl.verl._config import VerlRecipe, require_gpu
-        from rl.verl._launch import launch_verl, print_command
+        from rl import resolve_model
+        from rl.verl import VerlRecipe, launch_verl, print_command, require_gpu
 
         # in order: a model veRL cannot load, then a missing GPU, then building the embedded model
         recipe = VerlRecipe.from_preset(

@@ -1,6 +1,6 @@
 """Agent-loop overhead per turn, excluding model and tool time (target: <= 1 ms).
 
-An instant scripted model makes one tool call per turn against an in-process MCP server
+An instant `FunctionModel` makes one tool call per turn against an in-process MCP server
 whose tool returns at once. Per turn, overhead = episode wall time - model time - tool time
 (the loop's bookkeeping: messages, records, parsing, dispatch). Printed against two
 baselines measured in the same run: a raw `mcp.Client.call_tool` round trip, and
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -22,7 +21,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.server import Server
 
-from agent_sdk import Agent, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Toolbox, Usage
+from agent_sdk import Agent, ChatMessage, FunctionModel, ToolCall, Toolbox, Usage
 
 
 def _server() -> Server:
@@ -36,22 +35,16 @@ def _server() -> Server:
     return Server("bench", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-class InstantModel:
+def instant_model(turns: int, parallel: int) -> FunctionModel:
     """Calls `echo` `parallel` times per turn for `turns` turns, then answers; no compute."""
 
-    def __init__(self, turns: int, parallel: int) -> None:
-        self.name = "instant"
-        self.turns, self.parallel = turns, parallel
-        self._usage = Usage(prompt_tokens=1, completion_tokens=1, requests=1)
-
-    async def complete(
-        self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None = None, *, settings: SamplingSettings | None = None
-    ) -> ModelResponse:
+    def reply(messages: list[ChatMessage], tools: Any, settings: Any) -> ChatMessage | str:
         turn = sum(m.role == "assistant" for m in messages)
-        if turn >= self.turns:
-            return ModelResponse(message=ChatMessage(role="assistant", content="done"), usage=self._usage)
-        calls = [ToolCall(id=f"c{turn}_{i}", name="echo", arguments={"k": turn}) for i in range(self.parallel)]
-        return ModelResponse(message=ChatMessage(role="assistant", tool_calls=calls), usage=self._usage)
+        if turn >= turns:
+            return "done"
+        return ChatMessage(role="assistant", tool_calls=[ToolCall(id=f"c{turn}_{i}", name="echo", arguments={"k": turn}) for i in range(parallel)])
+
+    return FunctionModel(reply, name="instant", reply_usage=Usage(prompt_tokens=1, completion_tokens=1, requests=1))
 
 
 async def raw_mcp_call_s(server: Server, calls: int) -> float:
@@ -80,7 +73,7 @@ async def loop_overhead_s(server: Server, turns: int, episodes: int, parallel: i
     """(per-turn overhead: median over episodes of its mean; median tool time of one turn)."""
     overheads, tool_times = [], []
     async with Toolbox(server) as box:
-        agent = Agent(InstantModel(turns, parallel), box, max_turns=turns + 1)
+        agent = Agent(instant_model(turns, parallel), box, max_turns=turns + 1)
         for _ in range(episodes):
             trajectory = await agent.run("go")
             model_s = sum(s.model_latency_s for s in trajectory.steps)

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from mcp_servers import Environment
-from rl._embedding import Embedder
+from rl import Embedder
 from rl.distractors import DistractorConfig, DistractorSampler, ToolPool
 
 VERBS = ["get", "list", "search", "create", "update", "delete", "find", "check", "compute", "book", "cancel", "convert"]

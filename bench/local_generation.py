@@ -17,7 +17,7 @@ from contextlib import AsyncExitStack
 import anyio
 
 from agent_sdk import ChatMessage, ChatModel, OpenAIChatModel, SamplingSettings
-from agent_sdk._serve import VllmOptions, find_vllm_python, serve_model
+from agent_sdk import VllmOptions, find_vllm_python, serve_model
 
 TOPICS = [
     "a lighthouse", "a lost key", "a train station", "an old map", "a bakery", "a storm", "a violin", "a garden",
@@ -61,7 +61,7 @@ def report(label: str, result: tuple[float, int, float], baseline: float | None)
 async def main(args: argparse.Namespace) -> None:
     baseline = None
     if not args.skip_transformers:
-        from agent_sdk._local import LocalChatModel
+        from agent_sdk import LocalChatModel
 
         started = time.perf_counter()
         local = LocalChatModel("embedded", max_batch_size=args.batch, dtype=args.dtype, threads=args.threads)

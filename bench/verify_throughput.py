@@ -23,9 +23,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from mcp_servers import LocalSandbox, find_envs, load_env
-from mcp_servers._verify import verify_paths
-from mcp_servers._verify_checks import answer_in_output, golden_order
+from mcp_servers import LocalSandbox, answer_in_output, find_envs, golden_order, load_env, verify_paths
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "envs"
 

@@ -17,6 +17,10 @@ Options (flag, or environment variable):
   --max-model-len ASTRA_EVAL_MAX_MODEL_LEN  context of a model this run serves (default 16384)
   --eval-out   ASTRA_EVAL_OUT         output directory (default ./evals-out)
   --full-replay ASTRA_EVAL_FULL_REPLAY=1  tau2 gold replay of every task instead of a sample
+
+The model tests (those taking the `eval_models` fixture) talk to the model under evaluation; every
+other test runs under an `agent_sdk.RequestGuard` and fails if it reaches a server it did not
+start, so a harness test can never evaluate a real endpoint by accident.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="astra-bfcl-"
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from harness import EvalConfig, EvalModels, RunInfo, Summary  # noqa: E402
+
+from agent_sdk import RequestGuard  # noqa: E402
 
 _OPTIONS = {
     "model": (("--model", "--model-url"), ("ASTRA_EVAL_MODEL", "ASTRA_EVAL_MODEL_URL")),
@@ -78,6 +84,16 @@ def eval_models(eval_config: EvalConfig) -> Iterator[EvalModels]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def own_servers_only(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a harness test (one without `eval_models`) that sent an HTTP request to a server it did not start."""
+    if "eval_models" in request.fixturenames:
+        yield
+        return
+    with RequestGuard():
+        yield
 
 
 @pytest.fixture(scope="session")

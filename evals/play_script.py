@@ -1,42 +1,19 @@
-"""The remote-LLM double of the eval tests: a `ChatModel` that plays a script.
+"""Helpers for the reply functions that stand in for the remote LLM in the eval tests.
 
-Everything else the play loops touch is real: the benchmarks' MCP servers, their executable
-backends and their checkers. A script sees what a served model would see (the messages and
-the offered tools) and answers with text or tool calls.
+The model itself is `agent_sdk.FunctionModel`; everything else the play loops touch is real:
+the benchmarks' MCP servers, their executable backends and their checkers. A reply function
+sees what a served model would see (the messages and the offered tools) and answers with text
+or tool calls; these helpers build the calls and tell where in the dialogue it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from agent_sdk import ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
+from agent_sdk import ChatMessage, ToolCall
 
-__all__ = ["Reply", "ScriptedModel", "calls_this_turn", "tool_calls", "user_turn"]
-
-Reply = ChatMessage | str
-Script = Callable[[list[ChatMessage], list[dict[str, Any]]], Reply]
-
-
-class ScriptedModel:
-    """A `ChatModel` whose replies come from `script(messages, tools)`: text, or a message with calls.
-
-    Every request is kept in `requests` (messages and offered tool names) so a test can assert
-    what the play loop showed the model.
-    """
-
-    def __init__(self, script: Script, name: str = "scripted") -> None:
-        self.script = script
-        self.name = name
-        self.requests: list[tuple[list[ChatMessage], list[str]]] = []
-
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None = None, *,
-                       settings: SamplingSettings | None = None) -> ModelResponse:
-        offered = list(tools or [])
-        self.requests.append((list(messages), [t["function"]["name"] for t in offered]))
-        reply = self.script(list(messages), offered)
-        message = ChatMessage(role="assistant", content=reply) if isinstance(reply, str) else reply
-        return ModelResponse(message=message, usage=Usage(prompt_tokens=1, completion_tokens=1, requests=1))
+__all__ = ["calls_this_turn", "tool_calls", "user_turn"]
 
 
 def tool_calls(*calls: tuple[str, dict[str, Any]], prefix: str = "call") -> ChatMessage:

@@ -18,9 +18,8 @@ from harness.acebench import (
     render_answer,
     system_prompt,
 )
-from play_script import ScriptedModel
 
-from agent_sdk import ModelError
+from agent_sdk import FunctionModel, ModelError
 
 pytestmark = pytest.mark.skipif(
     not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
@@ -81,10 +80,11 @@ async def test_model_on_acebench(category: str, eval_config: EvalConfig, eval_mo
 async def test_play_entry_shows_the_prompt_and_hands_the_reply_to_the_checker(category: str) -> None:
     entry = load_category(category, limit=1)[0]
     answer = render_answer(category, entry.ground_truth, entry.functions)
-    model = ScriptedModel(lambda messages, tools: answer)
+    model = FunctionModel(lambda messages, tools, settings: answer)
     reply, verdict = await play_entry(entry, model)
     assert reply == answer and verdict.ok, verdict.error
-    (messages, offered), = model.requests
+    (request,) = model.requests
+    messages, offered = request.messages, request.tools
     assert [(m.role, m.content) for m in messages] == [("system", system_prompt(entry)), ("user", entry.question)]
     assert offered == [] and json.dumps(entry.functions, ensure_ascii=False) in messages[0].content
     if entry.profile:
@@ -99,13 +99,13 @@ async def test_play_entry_fails_a_wrong_call_a_missing_call_and_a_model_error() 
     assert calls and len(calls) > 1
     (name, args), *_ = calls
     first = f"[{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})]"
-    _, fewer = await play_entry(entry, ScriptedModel(lambda messages, tools: first))
+    _, fewer = await play_entry(entry, FunctionModel(lambda messages, tools, settings: first))
     assert not fewer.ok and fewer.error
-    _, prose = await play_entry(entry, ScriptedModel(lambda messages, tools: "I would call the functions."))
+    _, prose = await play_entry(entry, FunctionModel(lambda messages, tools, settings: "I would call the functions."))
     assert not prose.ok
 
-    def broken(messages, tools):
+    def broken(messages, tools, settings):
         raise ModelError("context length exceeded")
 
-    reply, failed = await play_entry(entry, ScriptedModel(broken))
+    reply, failed = await play_entry(entry, FunctionModel(broken))
     assert reply == "" and not failed.ok and failed.error == "model error: context length exceeded"

@@ -22,8 +22,9 @@ from harness.acebench import (
     process_accuracy,
     replay_gold_paths,
 )
+from play_script import tool_calls
 
-from play_script import ScriptedModel, tool_calls
+from agent_sdk import FunctionModel
 
 pytestmark = pytest.mark.skipif(
     not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
@@ -45,15 +46,15 @@ def _gold_calls(entry) -> list[tuple[str, dict[str, Any]]]:
     return [call for milestone in gold_paths(entry)[0] for call in parse_milestone(milestone)[0]]
 
 
-def _gold_agent(entry) -> ScriptedModel:
+def _gold_agent(entry) -> FunctionModel:
     """An agent that makes the entry's gold calls one per step, then answers."""
     calls = _gold_calls(entry)
 
-    def script(messages, tools):
+    def script(messages, tools, settings):
         made = sum(len(m.tool_calls or []) for m in messages if m.role == "assistant")
         return tool_calls(calls[made], prefix=f"c{made}") if made < len(calls) else "All done."
 
-    return ScriptedModel(script)
+    return FunctionModel(script)
 
 
 @pytest.mark.parametrize("category", AGENT_CATEGORIES)
@@ -136,13 +137,13 @@ async def test_executors_refuse_what_the_scenario_forbids() -> None:
 async def test_multi_turn_with_simulated_user_over_mcp() -> None:
     entry = load_category("agent_multi_turn", limit=1)[0]
     turns = iter(["Please send Frank: 'Are you free tomorrow to have lunch with me?'", "finish conversation"])
-    user = ScriptedModel(lambda messages, tools: next(turns))
+    user = FunctionModel(lambda messages, tools, settings: next(turns))
     outcome = await play_agent_entry(entry, _gold_agent(entry), user)
     assert outcome.end_state_ok and outcome.process == 1.0 and outcome.error is None
     assert [d["role"] for d in outcome.dialogue] == ["user", "assistant", "user"]
     assert [c["name"] for c in outcome.calls][-1] == "send_message" and all(c["ok"] for c in outcome.calls)
-    eager = await play_agent_entry(entry, ScriptedModel(lambda m, t: "What do you need?"),
-                                   ScriptedModel(lambda m, t: "finish conversation"))
+    eager = await play_agent_entry(entry, FunctionModel(lambda m, t, s: "What do you need?"),
+                                   FunctionModel(lambda m, t, s: "finish conversation"))
     assert [d["role"] for d in eager.dialogue] == ["user", "assistant", "user"]
     with pytest.raises(ValueError, match="user model"):
         await play_agent_entry(entry, _gold_agent(entry))
@@ -154,7 +155,7 @@ async def test_multi_step_agent_alone_and_a_silent_agent_scores_zero() -> None:
     outcome = await play_agent_entry(entry, _gold_agent(entry))
     assert outcome.calls == [{"name": name, "arguments": args, "ok": True} for name, args in _gold_calls(entry)]
     assert outcome.end_state_ok and outcome.process == 1.0 and outcome.mismatches == []
-    idle = await play_agent_entry(entry, ScriptedModel(lambda messages, tools: "I cannot help."))
+    idle = await play_agent_entry(entry, FunctionModel(lambda messages, tools, settings: "I cannot help."))
     assert not idle.end_state_ok and idle.process == 0.0 and idle.mismatches
 
 

@@ -21,7 +21,9 @@ from harness.bfcl import (
     write_result_file,
 )
 from harness.bfcl._score import BFCL_REGISTRY
-from play_script import ScriptedModel, calls_this_turn, tool_calls, user_turn
+from play_script import calls_this_turn, tool_calls, user_turn
+
+from agent_sdk import FunctionModel
 
 CHECKER_ERRORS = {
     "multi_turn:instance_state_mismatch",
@@ -112,7 +114,7 @@ async def test_model_on_bfcl(category: str, eval_config: EvalConfig, eval_models
     assert row.n == len(entries) * eval_config.trials
 
 
-def _gold_player(entry, *, one_step: bool = False, drop_last: bool = False) -> tuple[ScriptedModel, list[list[str]]]:
+def _gold_player(entry, *, one_step: bool = False, drop_last: bool = False) -> tuple[FunctionModel, list[list[str]]]:
     """A model that makes each turn's ground-truth calls (one per step, or all in one step), then answers.
 
     Returns the model and, per turn, the calls as the MCP server logs them (keyword form).
@@ -123,13 +125,13 @@ def _gold_player(entry, *, one_step: bool = False, drop_last: bool = False) -> t
     if drop_last:
         planned[-1] = planned[-1][:-1]
 
-    def script(messages, tools):
+    def script(messages, tools, settings):
         todo, made = planned[user_turn(messages)], calls_this_turn(messages)
         if one_step:
             return tool_calls(*todo) if todo and not made else "Done."
         return tool_calls(todo[made], prefix=f"c{made}") if made < len(todo) else "Done."
 
-    return ScriptedModel(script), [[call_string(name, args) for name, args in turn] for turn in planned]
+    return FunctionModel(script), [[call_string(name, args) for name, args in turn] for turn in planned]
 
 
 @pytest.mark.anyio
@@ -145,9 +147,9 @@ async def test_play_entry_hands_the_checker_each_steps_calls(category: str) -> N
     if category == "multi_turn_miss_func":
         (reveal, docs), = entry.missed_function.items()
         held_out = {d["name"] for d in docs}
-        first_user = next(i for i, (messages, _) in enumerate(model.requests) if user_turn(messages) == int(reveal))
-        assert not held_out & set(model.requests[first_user - 1][1])
-        assert held_out <= set(model.requests[first_user][1])
+        first_user = next(i for i, r in enumerate(model.requests) if user_turn(r.messages) == int(reveal))
+        assert not held_out & set(model.requests[first_user - 1].tool_names)
+        assert held_out <= set(model.requests[first_user].tool_names)
 
 
 @pytest.mark.anyio

@@ -8,7 +8,9 @@ import pytest
 from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness._parallel import play_trials
 from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold, write_results
-from play_script import ScriptedModel, calls_this_turn, tool_calls, user_turn
+from play_script import calls_this_turn, tool_calls, user_turn
+
+from agent_sdk import FunctionModel
 
 CI_SAMPLE = 10
 SEED = 0
@@ -111,16 +113,16 @@ def _summary(messages: list) -> list[tuple]:
              [c.name for c in (getattr(m, "tool_calls", None) or [])]) for m in messages]
 
 
-def _script(turns: list) -> ScriptedModel:
+def _script(turns: list) -> FunctionModel:
     """A model that, in its n-th turn, makes the calls of `turns[n][0]` one per step, then says `turns[n][1]`."""
 
-    def script(messages, tools):
+    def script(messages, tools, settings):
         turn = user_turn(messages)
         planned, reply = turns[turn]
         made = calls_this_turn(messages)
         return tool_calls(planned[made], prefix=f"t{turn}_{made}") if made < len(planned) else reply
 
-    return ScriptedModel(script)
+    return FunctionModel(script)
 
 
 def _call_messages(requestor: str, calls: list) -> list[tuple]:

@@ -31,7 +31,7 @@ from mcp_servers._spec import (
     load_env,
 )
 from mcp_servers._verify import EnvReport, VerifyReport, expand_env_paths, verify_env, verify_paths
-from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, normalize_answer
+from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, golden_order, normalize_answer
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
     "emit_env",
     "expand_env_paths",
     "find_envs",
+    "golden_order",
     "injected_failure_kind",
     "load_env",
     "normalize_answer",

@@ -17,6 +17,8 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
+from agent_sdk import read_jsonl
+
 
 class ColdStartData(BaseModel):
     """What the cold-start data holds (`sft.jsonl`: OpenAI chat rows with `tools`)."""
@@ -86,11 +88,16 @@ async def golden_replays(envs_dirs: Sequence[Path]) -> tuple[list[dict[str, Any]
 
 
 async def cold_start_data(*, envs_dirs: Sequence[Path], sft_files: Sequence[Path], out_dir: Path) -> ColdStartData:
-    """Write `out_dir/sft.jsonl`: the judged SFT rows of `sft_files` and a golden replay of each environment."""
-    sft_rows = [line for f in sft_files if f.is_file() for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Write `out_dir/sft.jsonl`: the judged SFT rows of `sft_files` and a golden replay of each environment.
+
+    Raises:
+        JsonlError: naming the file and line of a malformed row in `sft_files` (they are this
+            loop's own exports, so a bad line is damage, not input to skip).
+    """
+    sft_rows = [row for f in sft_files if f.is_file() for row in read_jsonl(f).values]
     env_rows, skipped = await golden_replays(envs_dirs)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "sft.jsonl"
-    lines = sft_rows + [json.dumps(r, ensure_ascii=False) for r in env_rows]
+    lines = [json.dumps(r, ensure_ascii=False) for r in sft_rows + env_rows]
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return ColdStartData(path=path, sft_rows=len(sft_rows), env_rows=len(env_rows), skipped_envs=skipped)

@@ -156,8 +156,7 @@ class _Loop:
                             distractors=DistractorConfig(mode="banded", seed=cfg.seed), embedder=self._embedder())
         )
         if cfg.engine == "verl":
-            from rl.verl._config import VerlRecipe, require_gpu
-            from rl.verl._launch import launch_verl
+            from rl.verl import VerlRecipe, launch_verl, require_gpu
 
             recipe = VerlRecipe(
                 model_path=model, train_files=str(self.layout.rl_data / "train.parquet"), val_files=str(self.layout.rl_data / "val.parquet"),

@@ -10,13 +10,13 @@ user turns of the SFT rows.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from agent_sdk import read_jsonl
 from mcp_servers import find_envs, load_env, normalize_answer
 from recipe.exceptions import OverlapError
 
@@ -68,14 +68,11 @@ def sft_questions(files: Iterable[Path]) -> list[Question]:
     for path in files:
         if not path.is_file():
             continue
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            for m in row.get("messages", []) if isinstance(row, dict) else []:
+        # A line that is not a JSON object holds no question to compare (the SFT trainer reports it).
+        for row in read_jsonl(path, on_problem="collect").rows:
+            for m in row.value.get("messages", []):
                 if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str) and m["content"].strip():
-                    out.append(Question(text=m["content"], ref=f"{path}:{lineno}"))
+                    out.append(Question(text=m["content"], ref=row.ref))
     return out
 
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_sdk import read_jsonl
 from recipe.config import Layout
 from recipe.evaluate import EvalResult
 from recipe.stages import StageBook
@@ -41,16 +42,11 @@ def sft_funnel(layout: Layout) -> dict[str, int]:
 def reward_points(layout: Layout) -> list[tuple[int, float]]:
     """(step, mean reward) from the GRPO metrics log."""
     path = layout.grpo / "metrics.jsonl"
-    points = []
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict) and "reward" in record and "step" in record:
-                points.append((int(record["step"]), float(record["reward"])))
-    return points
+    if not path.is_file():
+        return []
+    # A training run may be writing the log while the report is drawn: a line it has not finished is left out.
+    records = read_jsonl(path, on_problem="collect").values
+    return [(int(r["step"]), float(r["reward"])) for r in records if "reward" in r and "step" in r]
 
 
 def load_eval(layout: Layout, label: str) -> EvalResult | None:

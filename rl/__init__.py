@@ -5,6 +5,7 @@ modules that need them, so `import rl` stays cheap.
 """
 
 from rl._embedding import Embedder, EmbeddingCache
+from rl._models import resolve_model
 from rl.batch_filling import BatchFiller, StepStats, reward_std
 from rl.cold_start import (
     ColdStartConfig,
@@ -15,7 +16,7 @@ from rl.cold_start import (
     golden_waves,
     replay_golden,
 )
-from rl.datasets import AGENT_NAME, PrepareReport, RlTask, build_tasks, load_envs, prepare, read_trl_tasks
+from rl.datasets import AGENT_NAME, PrepareReport, PromptLimit, RlTask, build_tasks, load_envs, prepare, read_trl_tasks
 from rl.distractors import (
     Distractor,
     DistractorConfig,
@@ -56,6 +57,7 @@ __all__ = [
     "MixReport",
     "PoolTool",
     "PrepareReport",
+    "PromptLimit",
     "Preset",
     "RejectedRecord",
     "RewardParts",
@@ -79,6 +81,7 @@ __all__ = [
     "read_sft_file",
     "read_trl_tasks",
     "replay_golden",
+    "resolve_model",
     "reward_std",
     "sample_distractors",
     "write_sft_files",

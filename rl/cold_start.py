@@ -41,6 +41,7 @@ from agent_sdk import (
     Agent,
     ChatMessage,
     ChatModel,
+    JsonlError,
     SamplingSettings,
     Step,
     Toolbox,
@@ -48,6 +49,7 @@ from agent_sdk import (
     ToolCallRecord,
     Trajectory,
     UserError,
+    read_jsonl,
     read_trajectories_jsonl,
 )
 from mcp_servers import (
@@ -248,14 +250,11 @@ class _Run:
                 raise DatasetError(str(exc)) from exc
             self.kept.update((str(t.metadata.get("record_id")), t) for t in kept)
         if self.rejected_file.is_file():
-            for lineno, line in enumerate(self.rejected_file.read_text(encoding="utf-8").splitlines(), 1):
-                if line.strip():
-                    try:
-                        record = RejectedRecord.model_validate_json(line)
-                    except ValueError as exc:
-                        raise DatasetError(f"{self.rejected_file}:{lineno}: not a rejected record: {exc}") from exc
-                    if record.reason not in RETRIED_REASONS:
-                        self.rejected[record.id] = record
+            try:
+                rejected = read_jsonl(self.rejected_file, RejectedRecord).values
+            except JsonlError as exc:
+                raise DatasetError(f"{exc.file}:{exc.line}: not a rejected record: {exc.problem}") from exc
+            self.rejected.update((r.id, r) for r in rejected if r.reason not in RETRIED_REASONS)
 
     def done(self, record_id: str) -> bool:
         return record_id in self.kept or record_id in self.rejected

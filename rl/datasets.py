@@ -25,7 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_servers import EnvLoadError, Environment, EnvSpec, find_envs, load_env
+from agent_sdk import JsonlError, read_jsonl
+from mcp_servers import Environment, EnvLoadError, EnvSpec, find_envs, load_env
 from rl.distractors import Distractor, DistractorConfig, pool_tools_from_docs, sample_distractors
 from rl.exceptions import DatasetError, TrainingSetupError
 
@@ -328,12 +329,7 @@ def read_trl_tasks(path: str | Path) -> list[RlTask]:
     Raises:
         DatasetError: naming the file and line of a malformed row.
     """
-    tasks = []
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            tasks.append(RlTask.from_trl(json.loads(line)))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise DatasetError(f"{path}:{lineno}: {exc}") from exc
-    return tasks
+    try:
+        return read_jsonl(path, RlTask.from_trl).values
+    except JsonlError as exc:
+        raise DatasetError(str(exc)) from exc

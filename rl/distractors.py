@@ -12,7 +12,6 @@ Distractors are callable: the arena serves them from their source environments
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agent_sdk import read_jsonl
 from mcp_servers import Environment, canonical_json
 
 DistractorMode = Literal["none", "random", "banded"]
@@ -136,22 +136,19 @@ def pool_tools_from_docs(path: str | Path) -> list[PoolTool]:
     as distractors; they widen the pool that similarities are normalized over.
 
     Raises:
-        ValueError: naming the file and line of a malformed record.
+        JsonlError: (a `ValueError`) naming the file and line of a malformed record.
     """
-    tools = []
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            server = json.loads(line)
-            domain = server.get("domain") or server.get("name") or "docs"
-            for tool in server["tools"]:
-                tools.append(PoolTool(env_id=None, domain=domain, name=tool["name"],
-                                      description=tool.get("description") or "",
-                                      input_schema=tool.get("parameters") or {"type": "object", "properties": {}}))
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"{path}:{lineno}: not a tool-doc server record: {exc}") from exc
-    return tools
+    return [tool for server in read_jsonl(path, _doc_server_tools).values for tool in server]
+
+
+def _doc_server_tools(server: dict[str, Any]) -> list[PoolTool]:
+    domain = server.get("domain") or server.get("name") or "docs"
+    try:
+        return [PoolTool(env_id=None, domain=domain, name=tool["name"], description=tool.get("description") or "",
+                         input_schema=tool.get("parameters") or {"type": "object", "properties": {}})
+                for tool in server["tools"]]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a tool-doc server record: {type(exc).__name__}: {exc}") from exc
 
 
 def _stable_seed(seed: int, text: str) -> list[int]:

@@ -6,7 +6,7 @@ The export is three files in one directory, all built from `agent_sdk`'s exporte
   (arguments as JSON objects, as chat templates render them) and the OpenAI tool schemas;
   what `astra sft train` reads;
 - `sft.parquet` — `agent_sdk.write_sft_parquet`: JSON columns for TRL
-  (`datasets.load_dataset("parquet")`) and veRL (`agent_sdk.verl_dataset`);
+  (`datasets.load_dataset("parquet")`) and veRL (`rl.verl.JsonMultiTurnSFTDataset`);
 - `openai.jsonl` — `agent_sdk.write_openai_jsonl`: OpenAI fine-tuning format.
 
 Mixing reads any of these (or a directory holding `sft.jsonl`), keeps the first copy of every

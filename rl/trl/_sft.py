@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_sdk import read_jsonl
 from rl.exceptions import DatasetError, TrainingSetupError
 from rl.presets import CPU_SMALL, Preset
 
@@ -95,23 +96,17 @@ def tokenize_conversation(tokenizer: Any, messages: list[dict[str, Any]], tools:
 
 def read_sft_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows with messages (and tools) from an OpenAI-format JSONL, plus a problem per bad line."""
-    rows, problems = [], []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{path}:{lineno}: invalid JSON: {exc.msg}")
-            continue
-        if not isinstance(row, dict) or not isinstance(row.get("messages"), list) or not row["messages"]:
-            problems.append(f"{path}:{lineno}: messages: expected a non-empty list")
-            continue
-        if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in row["messages"]):
-            problems.append(f"{path}:{lineno}: messages: no assistant turn to learn from")
-            continue
-        rows.append(row)
-    return rows, problems
+    content = read_jsonl(path, _sft_row, on_problem="collect")
+    return content.values, [str(p) for p in content.problems]
+
+
+def _sft_row(row: dict[str, Any]) -> dict[str, Any]:
+    messages = row.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("messages: expected a non-empty list")
+    if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages):
+        raise ValueError("messages: no assistant turn to learn from")
+    return row
 
 
 def train_sft(recipe: SftRecipe) -> SftReport:

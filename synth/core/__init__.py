@@ -7,7 +7,8 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
 - `MeteredModel` wraps any model with the content-addressed `LLMCache`, a concurrency limit
   and counters;
 - `Stage` / `JsonlStore` append records durably and skip ids already done, so `kill -9`
-  and a re-run lose nothing and duplicate nothing; `read_jsonl` reports bad input lines;
+  and a re-run lose nothing and duplicate nothing (input files are read with
+  `agent_sdk.read_jsonl`, which reports bad lines);
 - `map_ordered` runs records concurrently with a progress bar, in input order;
 - `PipelineStats` writes `stats.json` (funnel, reasons, LLM calls and tokens, wall time);
   `StageMeter` counts prompt tokens per stage;
@@ -20,24 +21,12 @@ from synth.core.checks import COPIED_EXAMPLE, CheckOutcome, PromptExample, Reply
 from synth.core.llm import LLMCounts, MeteredModel
 from synth.core.runner import map_ordered, progress_bar
 from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
-from synth.core.store import (
-    InputError,
-    InputRow,
-    JsonlStore,
-    Rejection,
-    Stage,
-    StoreCorrupt,
-    read_jsonl,
-    record_id,
-    rejections_store,
-)
-from synth.core.structured import ReasonCode, StructuredResult, ask_structured, enforces_schema, extract_json, format_validation_error
+from synth.core.store import JsonlStore, Rejection, Stage, record_id, rejections_store
+from synth.core.structured import ReasonCode, StructuredResult, ask_structured, enforces_schema, extract_json
 
 __all__ = [
     "COPIED_EXAMPLE",
     "CheckOutcome",
-    "InputError",
-    "InputRow",
     "JsonlStore",
     "LLMCache",
     "LLMCounts",
@@ -51,16 +40,13 @@ __all__ = [
     "StageCounts",
     "StageMeter",
     "StageTokens",
-    "StoreCorrupt",
     "StructuredResult",
     "ask_structured",
     "cache_key",
     "enforces_schema",
     "extract_json",
-    "format_validation_error",
     "map_ordered",
     "progress_bar",
-    "read_jsonl",
     "record_id",
     "rejections_store",
     "stage_counts",

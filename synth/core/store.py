@@ -3,8 +3,8 @@
 Each record is one line, written with flush + fsync, so after a crash the file holds every
 finished record plus at most one torn last line; opening the store truncates that torn tail.
 `Stage` pairs a stage's output store with the shared `rejected.jsonl`, so a re-run skips
-every id the stage already accepted or rejected. `read_jsonl` reads pipeline input and turns
-malformed lines into `InputError`s naming the file and line while the other lines still run.
+every id the stage already accepted or rejected. (Pipeline input is read with
+`agent_sdk.read_jsonl(..., on_problem="collect")`: bad lines are reported, the rest still runs.)
 """
 
 from __future__ import annotations
@@ -14,19 +14,14 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from synth.core.structured import format_validation_error
+from agent_sdk import JsonlError, read_jsonl
+from synth.exceptions import StoreCorrupt
 
-__all__ = ["InputError", "InputRow", "JsonlStore", "Rejection", "Stage", "StoreCorrupt", "read_jsonl", "record_id", "rejections_store"]
-
-T = TypeVar("T", bound=BaseModel)
-
-
-class StoreCorrupt(Exception):
-    """A line other than the last of a stage file is not valid JSON (the file was edited by hand)."""
+__all__ = ["JsonlStore", "Rejection", "Stage", "record_id", "rejections_store"]
 
 
 class Rejection(BaseModel):
@@ -56,14 +51,11 @@ class JsonlStore:
             # a record torn by a crash mid-write: drop it, the stage redoes that id
             with open(self.path, "r+b") as fh:
                 fh.truncate(end)
-            data = data[:end]
-        for lineno, line in enumerate(data.decode("utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise StoreCorrupt(f"{self.path}:{lineno}: not valid JSON: {exc}") from exc
+        try:
+            records = read_jsonl(self.path).values
+        except JsonlError as exc:
+            raise StoreCorrupt(str(exc)) from exc
+        for record in records:
             self._records[self._key(record)] = record
 
     def __contains__(self, key: str) -> bool:
@@ -173,72 +165,3 @@ def record_id(data: Any, prefix: str = "") -> str:
     """A stable id derived from a record's content (canonical JSON, SHA-256)."""
     blob = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return prefix + hashlib.sha256(blob.encode()).hexdigest()[:12]
-
-
-class InputError(BaseModel):
-    """A line of an input file that could not be used."""
-
-    file: str
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
-
-
-class InputRow(BaseModel):
-    """A validated input row with where it came from."""
-
-    model_config = {"arbitrary_types_allowed": True}
-
-    file: str
-    line: int
-    value: Any
-
-    @property
-    def ref(self) -> str:
-        """`file:line`, for provenance fields."""
-        return f"{self.file}:{self.line}"
-
-
-def read_jsonl(
-    path: str | Path, model: type[T] | None = None, *, limit: int | None = None
-) -> tuple[list[InputRow], list[InputError]]:
-    """Read a JSONL input file; bad lines become errors naming file and line, the rest still load.
-
-    Args:
-        path: the file.
-        model: validate each object against this model (the row's `value` is then an instance).
-        limit: read only the first `limit` non-blank lines.
-
-    Raises:
-        FileNotFoundError: when `path` does not exist.
-    """
-    path = Path(path)
-    rows: list[InputRow] = []
-    errors: list[InputError] = []
-    seen = 0
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            seen += 1
-            if limit is not None and seen > limit:
-                break
-            try:
-                data = json.loads(raw.decode("utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                errors.append(InputError(file=str(path), line=lineno, message=f"malformed JSON: {exc}"))
-                continue
-            if not isinstance(data, dict):
-                errors.append(InputError(file=str(path), line=lineno, message=f"expected a JSON object, got {type(data).__name__}"))
-                continue
-            if model is not None:
-                try:
-                    data = model.model_validate(data)
-                except ValidationError as exc:
-                    errors.append(InputError(file=str(path), line=lineno, message=format_validation_error(exc)))
-                    continue
-            rows.append(InputRow(file=str(path), line=lineno, value=data))
-    return rows, errors
-

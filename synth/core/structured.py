@@ -18,11 +18,11 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agent_sdk import ChatMessage, ContextOverflowError, ModelHTTPError, SamplingSettings, Usage
+from agent_sdk import ChatMessage, ContextOverflowError, ModelHTTPError, SamplingSettings, Usage, format_validation_error
 from synth.core.cache import LLMCache
 from synth.core.llm import MeteredModel
 
-__all__ = ["ReasonCode", "StructuredResult", "ask_structured", "enforces_schema", "extract_json", "format_validation_error"]
+__all__ = ["ReasonCode", "StructuredResult", "ask_structured", "enforces_schema", "extract_json"]
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -90,18 +90,6 @@ def extract_json(text: str) -> Any:
                 continue
             return value
     raise ValueError("no JSON object found in the reply")
-
-
-def format_validation_error(exc: ValidationError, limit: int = 8) -> str:
-    """A compact `field.path: message` list, short enough to feed back to a model."""
-    lines = []
-    for err in exc.errors()[:limit]:
-        loc = ".".join(str(p) for p in err["loc"]) or "(root)"
-        lines.append(f"{loc}: {err['msg']}")
-    more = len(exc.errors()) - limit
-    if more > 0:
-        lines.append(f"... and {more} more")
-    return "; ".join(lines)
 
 
 def _schema_instruction(schema: dict[str, Any]) -> str:

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_sdk import format_validation_error
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, verify_env
-from synth.core import format_validation_error
 from synth.env._code import render_module
 from synth.env.records import EnvRecord, Failure, Sample
 

@@ -15,6 +15,8 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
+from synth.exceptions import CodeProblem
+
 NONDETERMINISTIC_MODULES = frozenset({"random", "time", "uuid", "secrets", "os", "threading", "multiprocessing"})
 """Modules whose use makes output depend on the clock, entropy or the host."""
 FORBIDDEN_MODULES = frozenset(
@@ -22,14 +24,6 @@ FORBIDDEN_MODULES = frozenset(
 )
 """Network, process and filesystem access: never needed by a data-backed tool."""
 _NONDETERMINISTIC_CALLS = frozenset({"now", "today", "utcnow", "urandom", "getrandbits", "random", "time_ns", "perf_counter"})
-
-
-class CodeProblem(Exception):
-    """Generated code that must not run: `code` is the rejection reason, the message is the feedback."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def check_code(code: str, function: str, parameters: Sequence[str]) -> None:

@@ -21,15 +21,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent_sdk import format_validation_error
 from mcp_servers import GoldenCall, ToolSpec, canonical_json
-from synth.core import format_validation_error
+from synth.exceptions import RowError
 
 _NO_DEPENDENCY = {"", "null", "none", "[]"}
 _JSON_NAMES = {"true": True, "false": False, "null": None}
-
-
-class RowError(ValueError):
-    """A row that is not either ASTRA format (or lacks what both need); the message names the field."""
 
 
 class Defect(BaseModel):

@@ -35,7 +35,7 @@ from mcp_servers import (
     ToolOutcome,
     answer_in_output,
 )
-from synth.env._code import CodeProblem, check_code, render_module
+from synth.env._code import check_code, render_module
 from synth.env._import_formats import (
     Defect,
     ParsedRow,
@@ -43,6 +43,7 @@ from synth.env._import_formats import (
     ParsedTool,
     dependency_order,
 )
+from synth.exceptions import CodeProblem
 
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|(?<!\w)\'([^\'\n]+)\'(?!\w)|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\b\d{1,2}:\d{2}\b")

@@ -17,9 +17,11 @@ from typing import Any
 
 import anyio
 
+from agent_sdk import read_jsonl
 from mcp_servers import normalize_answer
+from synth.exceptions import LeakAuditUnavailable
 
-__all__ = ["LeakAuditUnavailable", "LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
+__all__ = ["LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
 
 _MAX_CHARS = 1000
 
@@ -83,18 +85,10 @@ def benchmark_questions(path: Path) -> list[str]:
         items = json.loads(raw)
         items = items if isinstance(items, list) else [items]
     except ValueError:
-        items = []
-        for line in raw.splitlines():
-            try:
-                items.append(json.loads(line))
-            except ValueError:
-                continue
+        # JSON lines (BFCL's `.json` files): a line that is not an object holds no question to audit against
+        items = read_jsonl(path, on_problem="collect").values
     texts = [t.strip()[:_MAX_CHARS] for item in items for t in _texts_of(item) if t and t.strip()]
     return list(dict.fromkeys(texts))
-
-
-class LeakAuditUnavailable(RuntimeError):
-    """The embedding model of the leak audit is not installed."""
 
 
 def require_embedder() -> None:

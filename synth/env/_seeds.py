@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from synth.core import format_validation_error, record_id
+from agent_sdk import format_validation_error
+from synth.core import record_id
 from synth.env.config import SynthConfig
 from synth.env.records import Seed
 

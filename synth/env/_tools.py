@@ -16,25 +16,11 @@ import jsonschema
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_sdk import ChatMessage
-from mcp_servers import (
-    Environment,
-    GoldenCall,
-    Source,
-    Subtask,
-    Task,
-    ToolSpec,
-    answer_in_output,
-    normalize_answer,
-)
-from synth.core import (
-    ReplyCheck,
-    ask_structured,
-    enforces_schema,
-    format_validation_error,
-)
+from agent_sdk import ChatMessage, format_validation_error
+from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
+from synth.core import ReplyCheck, ask_structured, enforces_schema
 from synth.env import _schemas, prompts
-from synth.env._code import CodeProblem, check_code, render_module
+from synth.env._code import check_code, render_module
 from synth.env._import_search import text_values
 from synth.env._table import (
     OtherInputs,
@@ -50,6 +36,7 @@ from synth.env._table import (
 )
 from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SubQuestion, SynthTool, ToolDoc
+from synth.exceptions import CodeProblem
 
 _ERROR_KINDS = {
     "invalid_arguments": "golden_call_invalid_args",

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent_sdk import format_validation_error, read_jsonl
 from mcp_servers import (
     Environment,
     GoldenCall,
@@ -29,19 +30,18 @@ from mcp_servers import (
     Task,
     verify_env,
 )
-from synth.core import format_validation_error, read_jsonl
 from synth.env._assemble import write_env
 from synth.env._import_formats import (
     Defect,
     ParsedRow,
     ParsedSubtask,
-    RowError,
     decode,
     dependency_order,
     parse_row,
 )
 from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module
 from synth.env._seeds import detect_language
+from synth.exceptions import RowError
 
 __all__ = ["Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
 
@@ -169,9 +169,9 @@ async def import_envs(
     out_dir.mkdir(parents=True, exist_ok=True)
     records: list[ImportRecord] = []
     for path in inputs:
-        rows, errors = read_jsonl(path, limit=limit)
-        records += [ImportRecord(ref=f"{e.file}:{e.line}", passed=False, defects=[Defect(code="malformed_row", message=e.message)]) for e in errors]
-        for row in rows:
+        content = read_jsonl(path, on_problem="collect", limit=limit)
+        records += [ImportRecord(ref=f"{p.file}:{p.line}", passed=False, defects=[Defect(code="malformed_row", message=p.message)]) for p in content.problems]
+        for row in content.rows:
             record, env = await import_row(row.value, row.ref, sandbox=sandbox, limits=limits, min_verify_score=min_verify_score)
             if env is not None:
                 write_env(env, out_dir)

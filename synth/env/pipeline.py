@@ -19,21 +19,8 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from agent_sdk import cache_dir
-
-from synth.core import (
-    InputError,
-    JsonlStore,
-    LLMCache,
-    MeteredModel,
-    PipelineStats,
-    Stage,
-    StageMeter,
-    StageTokens,
-    map_ordered,
-    read_jsonl,
-    rejections_store,
-)
+from agent_sdk import JsonlProblem, cache_dir, read_jsonl
+from synth.core import JsonlStore, LLMCache, MeteredModel, PipelineStats, Stage, StageMeter, StageTokens, map_ordered, rejections_store
 from synth.env._assemble import assemble
 from synth.env._judge import decompose, necessity, run_checks
 from synth.env._leak import LeakAuditor, default_benchmark_files, require_embedder
@@ -54,21 +41,21 @@ class SynthResult(BaseModel):
     stats: PipelineStats
 
 
-def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = None) -> tuple[list[Seed], list[InputError]]:
-    """Seeds from input JSONL files; unusable lines become errors naming file and line.
+def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = None) -> tuple[list[Seed], list[JsonlProblem]]:
+    """Seeds from input JSONL files; unusable lines become problems naming file and line.
 
     A corpus over `config.corpus_max_tokens` gives one seed per chunk (ref `file:line#chunkN`).
     """
     seeds: list[Seed] = []
-    errors: list[InputError] = []
+    errors: list[JsonlProblem] = []
     for path in inputs:
-        rows, errs = read_jsonl(path, limit=limit)
-        errors += errs
-        for row in rows:
+        content = read_jsonl(path, on_problem="collect", limit=limit)
+        errors += content.problems
+        for row in content.rows:
             try:
                 seeds += make_seeds(row.value, row.ref, config)
             except ValueError as exc:
-                errors.append(InputError(file=row.file, line=row.line, message=str(exc)))
+                errors.append(JsonlProblem(file=row.file, line=row.line, message=str(exc)))
     unique = list({s.id: s for s in seeds}.values())
     return unique, errors
 
@@ -203,7 +190,7 @@ async def synthesize_envs(
         raise ValueError(f"unknown stage(s) {sorted(unknown)}; stages are {', '.join(STAGES)}")
     started = time.monotonic()
     seed_store = JsonlStore(out / "seeds.jsonl")
-    errors: list[InputError] = []
+    errors: list[JsonlProblem] = []
     if inputs:
         seeds, errors = load_seeds(inputs, config, limit)
         for s in seeds:

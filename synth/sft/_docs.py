@@ -18,6 +18,8 @@ import jsonschema
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field
 
+from synth.exceptions import SchemaConversionError
+
 SourceKind = Literal["mcp_http", "mcp_stdio", "env", "openai_schemas", "astra_rows"]
 DropReason = Literal[
     "too_few_tools",
@@ -109,10 +111,6 @@ class ToolIssue(_Record):
     tool: str
     reason: DropReason
     detail: str
-
-
-class SchemaConversionError(ValueError):
-    """A tool's input schema cannot become an OpenAI `parameters` object."""
 
 
 def server_id(name: str, tools: list[ToolDoc]) -> str:

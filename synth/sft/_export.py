@@ -6,7 +6,7 @@
   stores the mixed argument and schema shapes as JSON values).
 - `sft.parquet` — `agent_sdk.write_sft_parquet`: `messages` and `tools` as JSON columns, for
   TRL (`load_dataset("parquet")`) and veRL's `MultiTurnSFTDataset` (via
-  `agent_sdk.verl_dataset.JsonMultiTurnSFTDataset`, which decodes the JSON cells).
+  `rl.verl.JsonMultiTurnSFTDataset`, which decodes the JSON cells).
 - `openai.jsonl` — `agent_sdk.write_openai_jsonl`: OpenAI fine-tuning format (arguments as
   JSON strings).
 """

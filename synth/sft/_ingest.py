@@ -21,7 +21,8 @@ import anyio
 from mcp import Client, StdioServerParameters
 from pydantic import BaseModel, Field
 
-from mcp_servers import EnvLoadError, Environment, find_envs, load_env
+from agent_sdk import read_jsonl
+from mcp_servers import Environment, EnvLoadError, find_envs, load_env
 from synth.sft._docs import DroppedServer, RawTool, ServerDoc, ServerSource, ToolIssue, normalize_server
 
 
@@ -121,22 +122,14 @@ def ingest_file(path: str | Path, *, min_tools: int = 3) -> IngestResult:
         FileNotFoundError: when `path` does not exist.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
     result = IngestResult()
-    records: list[tuple[str, Any]] = []
     if path.suffix == ".jsonl":
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"{path}:{lineno}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                result.dropped.append(
-                    DroppedServer(ref=f"{path}:{lineno}", reason="malformed_input", detail=f"invalid JSON: {exc.msg} (column {exc.colno})")
-                )
+        content = read_jsonl(path, on_problem="collect")
+        records: list[tuple[str, Any]] = [(row.ref, row.value) for row in content.rows]
+        result.dropped += [DroppedServer(ref=f"{p.file}:{p.line}", reason="malformed_input", detail=p.message) for p in content.problems]
     else:
         try:
-            data = json.loads(text)
+            data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             result.dropped.append(
                 DroppedServer(ref=f"{path}:{exc.lineno}", reason="malformed_input", detail=f"invalid JSON: {exc.msg} (column {exc.colno})")

@@ -33,7 +33,7 @@ from synth.sft._export import export_sft
 from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
 from synth.sft._ingest import ingest
 from synth.sft._judge import judge_trajectory
-from synth.sft._report import write_report
+from synth.sft._report import RunNotes, write_report
 from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, rollout
 from synth.sft._tasks import (
     Augmentation,
@@ -181,7 +181,11 @@ class SftPipeline:
                 await getattr(self, f"stage_{name}")()
         llm = self._llm_counts()
         delta = LLMCounts(**{k: getattr(llm, k) - getattr(before, k) for k in LLMCounts.model_fields})
-        return write_report(self, llm=delta, wall_time_s=time.monotonic() - started)
+        notes = RunNotes(deferred_model_errors=self.deferred, emulator=self.emulator_stats, ingest_tool_issues=self.ingest_issues)
+        return write_report(
+            self.out, self.stages, verdicts=self.verdict_store().records(), notes=notes, llm=delta,
+            wall_time_s=time.monotonic() - started, tokens=self.tokens,
+        )
 
     def _llm_counts(self) -> LLMCounts:
         models = {id(m): m for m in (self.model, self.agent_model, self.judge_model)}

@@ -8,14 +8,25 @@ and plots of the funnel and of the calls-per-trajectory and turns distributions.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from synth.core import LLMCounts, PipelineStats
+from synth.core import LLMCounts, PipelineStats, Stage, StageTokens
 from synth.sft._judge import DIMENSIONS
 
-if TYPE_CHECKING:
-    from synth.sft._pipeline import SftPipeline
+
+@dataclass(frozen=True, kw_only=True)
+class RunNotes:
+    """What one run saw beside its stores, reported as this run's (`*_last_run`)."""
+
+    deferred_model_errors: dict[str, int]
+    """Per stage: records left undecided because the model endpoint failed (retried next run)."""
+    emulator: dict[str, Any]
+    """The tool emulator's counters."""
+    ingest_tool_issues: list[dict[str, Any]]
+    """Tools that ingest repaired or dropped, with why."""
 
 
 def _trajectory_shape(records: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
@@ -40,9 +51,17 @@ def _mean(values: list[int | float]) -> float:
     return round(sum(values) / len(values), 3) if values else 0.0
 
 
-def write_report(pipeline: SftPipeline, *, llm: LLMCounts, wall_time_s: float) -> dict[str, Any]:
-    """Write `stats.json` and the plots; returns the stats as a dict."""
-    st = pipeline.stages
+def write_report(
+    out: Path,
+    st: Mapping[str, Stage],
+    *,
+    verdicts: list[dict[str, Any]],
+    notes: RunNotes,
+    llm: LLMCounts,
+    wall_time_s: float,
+    tokens: dict[str, StageTokens],
+) -> dict[str, Any]:
+    """Write `out/stats.json` and the plots from the stage stores `st` and the judge's `verdicts`; returns the stats."""
     rollouts = st["rollout"].out.records()
     exported_ids = {r["id"] for r in st["export"].out.records()}
     calls, turns = _trajectory_shape(rollouts)
@@ -73,25 +92,25 @@ def write_report(pipeline: SftPipeline, *, llm: LLMCounts, wall_time_s: float) -
         "calls_per_trajectory": dict(sorted(Counter(calls).items())),
         "turns_per_trajectory": dict(sorted(Counter(turns).items())),
         "mean_judge_score": _mean([r["score"] for r in judged]),
-        "judge": judge_exclusions(pipeline.verdict_store().records()),
+        "judge": judge_exclusions(verdicts),
         "tasks_by_kind": dict(Counter(f"{t['kind']}/{t['augmentation']}" for t in tasks)),
         "rollout_backends": dict(Counter(r["backend"] for r in rollouts)),
-        "deferred_model_errors_last_run": pipeline.deferred,
-        "emulator_last_run": pipeline.emulator_stats,
-        "ingest_tool_issues_last_run": pipeline.ingest_issues,
+        "deferred_model_errors_last_run": notes.deferred_model_errors,
+        "emulator_last_run": notes.emulator,
+        "ingest_tool_issues_last_run": notes.ingest_tool_issues,
     }
     stats = PipelineStats.finish(
-        pipeline.out / "stats.json",
+        out / "stats.json",
         pipeline="sft",
         stages=[st[name] for name in st],
         llm=llm,
         wall_time_s=wall_time_s,
         input_records=funnel["servers_ingested"] + funnel["servers_dropped"],
         outputs=len(exported_ids),
-        tokens_by_stage=pipeline.tokens,
+        tokens_by_stage=tokens,
         extra=extra,
     )
-    plot(pipeline.out, funnel, calls, turns)
+    plot(out, funnel, calls, turns)
     return stats.model_dump(mode="json")
 
 

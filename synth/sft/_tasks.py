@@ -14,7 +14,6 @@ many requests, which tool names, score ranges.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_sdk import ChatMessage, SamplingSettings
+from agent_sdk import ChatMessage, SamplingSettings, read_jsonl
 from synth.core import PromptExample, ReplyCheck, StructuredResult, ask_structured, record_id
 from synth.sft._docs import ServerDoc
 from synth.sft._graph import tool_lines
@@ -91,18 +90,9 @@ def load_personas(path: str | Path) -> list[str]:
     """Personas from a JSONL file of `{"persona": "..."}` lines.
 
     Raises:
-        ValueError: naming the file and line of a malformed record.
+        JsonlError: (a `ValueError`) naming the file and line of a malformed record.
     """
-    personas = []
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)["persona"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{lineno}: expected {{\"persona\": \"...\"}}: {exc}") from exc
-        personas.append(str(value))
-    return personas
+    return [str(p) for p in read_jsonl(path, lambda record: record["persona"]).values]
 
 
 class _Questions(BaseModel):

@@ -1,16 +1,15 @@
 """Test doubles and real MCP servers for the agent_sdk tests.
 
-The only double is the model (`ScriptedModel`, driven by a callable); every MCP server is
+The only double is the model (`agent_sdk.FunctionModel`, driven by a callable); every MCP server is
 real: low-level `mcp.server.Server`s connected in process, stdio subprocesses, and
 environments from `examples/envs` served on a real sandbox.
 """
 
 from __future__ import annotations
 
-import inspect
 import sys
 import textwrap
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -20,43 +19,10 @@ import mcp_types as types
 import pytest
 from mcp.server import Server
 
-from agent_sdk import ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
+from agent_sdk import ChatMessage, ToolCall
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_ENVS = REPO / "examples" / "envs"
-
-Reply = ModelResponse | ChatMessage | str
-Script = Callable[[list[ChatMessage], list[dict[str, Any]]], Reply | Awaitable[Reply]]
-
-
-class ScriptedModel:
-    """A `ChatModel` whose replies come from a callable (messages, tools) -> reply.
-
-    A str reply is a final answer; a ChatMessage or ModelResponse is returned as is. Each
-    request is counted with 10 prompt and 5 completion tokens unless the reply says otherwise.
-    """
-
-    def __init__(self, script: Script, name: str = "scripted") -> None:
-        self.script = script
-        self.name = name
-        self.requests: list[list[ChatMessage]] = []
-
-    async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        tools: Sequence[dict[str, Any]] | None = None,
-        *,
-        settings: SamplingSettings | None = None,
-    ) -> ModelResponse:
-        self.requests.append(list(messages))
-        reply = self.script(list(messages), list(tools or []))
-        if inspect.isawaitable(reply):
-            reply = await reply
-        if isinstance(reply, str):
-            reply = ChatMessage(role="assistant", content=reply)
-        if isinstance(reply, ChatMessage):
-            reply = ModelResponse(message=reply, usage=Usage(prompt_tokens=10, completion_tokens=5, requests=1))
-        return reply
 
 
 def call(name: str, call_id: str | None = None, **arguments: Any) -> ToolCall:
@@ -182,7 +148,6 @@ def helpers() -> Any:
     """The helpers above, for test modules (tests import nothing from conftest directly)."""
 
     class _Helpers:
-        ScriptedModel = ScriptedModel
         SessionCounter = SessionCounter
         call = staticmethod(call)
         calls = staticmethod(calls)

@@ -9,6 +9,7 @@ import pytest
 
 from agent_sdk import (
     Agent,
+    FunctionModel,
     Toolbox,
     read_openai_jsonl,
     read_sft_parquet,
@@ -51,20 +52,20 @@ def _tiny_tokenizer():
 
 
 def _golden_episode(helpers, env_name: str):
-    """A real episode: the scripted model makes the environment's golden calls, then answers."""
+    """A real episode: a `FunctionModel` makes the environment's golden calls, then answers."""
     from mcp_servers import load_env
 
     env = load_env(helpers.EXAMPLE_ENVS / env_name)
     golden = [s.golden_call for s in env.spec.subtasks if s.golden_call is not None]
 
-    def script(messages, tools):
+    def script(messages, tools, settings):
         done = sum(m.role == "tool" for m in messages)
         if done < len(golden):
             g = golden[done]
             return helpers.calls(helpers.call(g.tool, f"call_{done}", **g.arguments))
         return env.spec.task.answer
 
-    agent = Agent(helpers.ScriptedModel(script), Toolbox(helpers.EXAMPLE_ENVS / env_name))
+    agent = Agent(FunctionModel(script), Toolbox(helpers.EXAMPLE_ENVS / env_name))
     return agent.run_sync(env.spec.task.question, metadata={"env": env_name})
 
 
@@ -135,8 +136,12 @@ def test_trl_loads_the_sft_parquet_exactly(episodes, tmp_path: Path):
 
 def test_verl_multiturn_sft_dataset_reads_the_sft_parquet(episodes, tmp_path: Path):
     pytest.importorskip("verl")
-    from agent_sdk.verl_dataset import JsonMultiTurnSFTDataset
+    from verl.utils.import_utils import load_extern_object
 
+    from rl.verl import JsonMultiTurnSFTDataset
+
+    # what a veRL SFT config names: data.custom_cls.path=pkg://rl.verl, data.custom_cls.name=JsonMultiTurnSFTDataset
+    assert load_extern_object("pkg://rl.verl", "JsonMultiTurnSFTDataset") is JsonMultiTurnSFTDataset
     path = tmp_path / "sft.parquet"
     write_sft_parquet(episodes, path)
     tokenizer = _tiny_tokenizer()

@@ -15,6 +15,8 @@ CORE = {
     "is_local_target", "model_from_target", "serve_model",
     "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource",
     "env_servers",
+    "ForbiddenRequestError", "FunctionModel", "ModelRequest", "RequestGuard",
+    "JsonlContent", "JsonlError", "JsonlProblem", "JsonlRow", "OnProblem", "format_validation_error", "read_jsonl",
 }  # fmt: skip
 
 
@@ -28,3 +30,4 @@ def test_all_lists_the_core_api_and_every_name_resolves():
 def test_backends_satisfy_the_chat_model_protocol():
     model = agent_sdk.OpenAIChatModel("m", base_url="http://127.0.0.1:9/v1")
     assert isinstance(model, agent_sdk.ChatModel)
+    assert isinstance(agent_sdk.FunctionModel(lambda messages, tools, settings: ""), agent_sdk.ChatModel)

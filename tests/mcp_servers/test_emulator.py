@@ -1,36 +1,17 @@
-"""The tool emulator: a real MCP server answering doc-only tools with a (scripted) model."""
+"""The tool emulator: a real MCP server answering doc-only tools with a model (a `FunctionModel`)."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 
-from agent_sdk import ChatMessage, ModelResponse
+from agent_sdk import ChatMessage, FunctionModel
 from mcp_servers._emulator import EmulatedTool, EmulatorConfig, ToolEmulator, injected_failure_kind
-
-
-class ScriptedModel:
-    """A ChatModel driven by a callable (the only test double: it stands in for the LLM)."""
-
-    name = "scripted"
-
-    def __init__(self, fn: Callable[[list[Any]], str | BaseException]) -> None:
-        self.fn = fn
-        self.prompts: list[list[Any]] = []
-
-    async def complete(self, messages: Sequence[Any], tools: Any = None, *, settings: Any = None) -> ModelResponse:
-        self.prompts.append(list(messages))
-        out = self.fn(list(messages))
-        if isinstance(out, BaseException):
-            raise out
-        return ModelResponse(message=ChatMessage(role="assistant", content=out))
-
 
 TOOLS = [
     EmulatedTool(
@@ -47,7 +28,7 @@ TOOLS = [
 ]
 
 
-def _orders(messages: list[Any]) -> str:
+def _orders(messages: list[ChatMessage], tools: Any, settings: Any) -> str:
     """Answers like a consistent backend: ids count the calls already in this session's history."""
     prompt = messages[-1].content
     earlier = prompt.count("\n- ")
@@ -62,7 +43,7 @@ def _emulator(model: Any, **config: Any) -> ToolEmulator:
 
 @pytest.mark.anyio
 async def test_answers_with_model_and_validates_arguments() -> None:
-    model = ScriptedModel(_orders)
+    model = FunctionModel(_orders)
     emulator = _emulator(model, failure_rate=0.0)
     with anyio.fail_after(30):
         async with Client(emulator.server, mode="legacy") as client:
@@ -71,20 +52,20 @@ async def test_answers_with_model_and_validates_arguments() -> None:
             result = await client.call_tool("create_order", {"product": "tea", "qty": 2})
             assert not result.is_error
             assert result.structured_content == {"order_id": "ORD-1", "total": 9.5}
-            calls_before = len(model.prompts)
+            calls_before = len(model.requests)
             bad = await client.call_tool("create_order", {"qty": "two"})
             assert bad.is_error
             assert "Invalid arguments" in bad.content[0].text
-            assert len(model.prompts) == calls_before, "invalid arguments never reach the model"
+            assert len(model.requests) == calls_before, "invalid arguments never reach the model"
             unknown = await client.call_tool("delete_everything", {})
             assert unknown.is_error and "Unknown tool" in unknown.content[0].text
-    prompt = model.prompts[0][-1].content
+    prompt = model.requests[0].messages[-1].content
     assert "create_order" in prompt and "order_id" in prompt, "the model sees the tool's documentation"
 
 
 @pytest.mark.anyio
 async def test_history_is_per_session() -> None:
-    model = ScriptedModel(_orders)
+    model = FunctionModel(_orders)
     emulator = _emulator(model, failure_rate=0.0)
     with anyio.fail_after(30):
         async with Client(emulator.server, mode="legacy") as first, Client(emulator.server, mode="legacy") as second:
@@ -94,12 +75,12 @@ async def test_history_is_per_session() -> None:
     assert created.structured_content["order_id"] == "ORD-1"
     assert looked_up.structured_content["seen_before"] == 1
     assert other.structured_content["seen_before"] == 0, "a second session starts with an empty history"
-    second_prompt = model.prompts[1][-1].content
+    second_prompt = model.requests[1].messages[-1].content
     assert 'create_order({"product":"tea"}) -> {"order_id": "ORD-1"' in second_prompt
 
 
 async def _failures(seed: int, calls: int, sessions: int) -> list[str | None]:
-    emulator = _emulator(ScriptedModel(_orders), failure_rate=0.2, seed=seed)
+    emulator = _emulator(FunctionModel(_orders), failure_rate=0.2, seed=seed)
     kinds: list[str | None] = []
     for s in range(sessions):
         async with Client(emulator.server, mode="legacy") as client:
@@ -126,7 +107,7 @@ async def test_failure_injection_rate_and_determinism() -> None:
 
 @pytest.mark.anyio
 async def test_injected_failures_look_real() -> None:
-    emulator = _emulator(ScriptedModel(_orders), failure_rate=1.0, seed=3)
+    emulator = _emulator(FunctionModel(_orders), failure_rate=1.0, seed=3)
     seen: dict[str, Any] = {}
     with anyio.fail_after(60):
         async with Client(emulator.server, mode="legacy") as client:
@@ -144,7 +125,7 @@ async def test_injected_failures_look_real() -> None:
 @pytest.mark.anyio
 async def test_bad_model_output_fails_closed_and_server_survives() -> None:
     replies = iter(["not json at all", '{"total": 3}', RuntimeError("backend down"), RuntimeError("still down")])
-    model = ScriptedModel(lambda messages: next(replies, '{"order_id": "ORD-9"}'))
+    model = FunctionModel(lambda messages, tools, settings: next(replies, '{"order_id": "ORD-9"}'))
     emulator = _emulator(model, failure_rate=0.0, attempts=2)
     with anyio.fail_after(30):
         async with Client(emulator.server, mode="legacy") as client:
@@ -152,7 +133,7 @@ async def test_bad_model_output_fails_closed_and_server_survives() -> None:
             crashed = await client.call_tool("create_order", {"product": "tea"})
             fine = await client.call_tool("create_order", {"product": "tea"})
     assert invalid.is_error and "internal error" in invalid.content[0].text
-    assert "not valid JSON" in model.prompts[1][-1].content, "the retry feeds the problem back"
+    assert "not valid JSON" in model.requests[1].messages[-1].content, "the retry feeds the problem back"
     assert crashed.is_error and "RuntimeError" not in crashed.content[0].text, "the agent never sees emulator internals"
     assert emulator.stats.last_model_failure == "model request failed: RuntimeError: still down"
     assert fine.structured_content == {"order_id": "ORD-9"}

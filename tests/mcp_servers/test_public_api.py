@@ -6,7 +6,7 @@ EXPECTED = {
     "Limits", "LocalSandbox", "McpServersError", "Sandbox", "SandboxConfig", "SandboxError", "SandboxSession",
     "SandboxUnavailable", "Source", "Subtask", "Task", "ToolEmulator", "ToolOutcome", "ToolSpec", "VerifyReport",
     "answer_in_output", "build_env_server", "canonical_json", "compute_env_id", "emit_env", "expand_env_paths",
-    "find_envs", "load_env", "normalize_answer", "outcome_to_result", "serve_app", "serve_http", "serve_stdio",
+    "find_envs", "golden_order", "load_env", "normalize_answer", "outcome_to_result", "serve_app", "serve_http", "serve_stdio",
     "verify_env", "verify_paths",
 }
 

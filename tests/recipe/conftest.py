@@ -1,7 +1,7 @@
 """Fixtures for the loop's tests: real example environments split into train and eval sets.
 
-The scripted model (`tests/synth/scripted.py`, with the synthesis script of
-`tests/synth/env/envscript.py`) stands in for an LLM where one is needed.
+An `agent_sdk.FunctionModel` (with the synthesis script of `tests/synth/env/envscript.py`)
+stands in for an LLM where one is needed.
 """
 
 from __future__ import annotations
@@ -14,14 +14,11 @@ from typing import Any
 
 import pytest
 
-from agent_sdk import ChatMessage, ModelResponse, ToolCall
+from agent_sdk import ChatMessage, FunctionModel, ModelResponse, ToolCall
 from mcp_servers import load_env
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "envs"
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth" / "env"))
-
-from scripted import ScriptedModel
 
 
 def copy_envs(names: list[str], dest: Path) -> Path:
@@ -44,7 +41,7 @@ def train_envs(tmp_path: Path) -> Path:
     return copy_envs(["course_catalog", "zh_train"], tmp_path / "train_envs")
 
 
-def golden_player(envs_dir: Path) -> ScriptedModel:
+def golden_player(envs_dir: Path) -> FunctionModel:
     """Plays each environment's golden calls one per turn, then answers (the perfect agent)."""
     specs = {load_env(p).spec.task.question: load_env(p).spec for p in envs_dir.iterdir()}
 
@@ -57,10 +54,10 @@ def golden_player(envs_dir: Path) -> ScriptedModel:
             return ModelResponse(message=ChatMessage(role="assistant", content="", tool_calls=[call]), finish_reason="tool_calls")
         return ModelResponse(message=ChatMessage(role="assistant", content=spec.task.answer), finish_reason="stop")
 
-    return ScriptedModel(play)
+    return FunctionModel(play)
 
 
 @pytest.fixture
-def golden() -> Callable[[Path], ScriptedModel]:
-    """`golden(envs_dir)`: a scripted model that solves every environment under `envs_dir` with its golden calls."""
+def golden() -> Callable[[Path], FunctionModel]:
+    """`golden(envs_dir)`: a `FunctionModel` that solves every environment under `envs_dir` with its golden calls."""
     return golden_player

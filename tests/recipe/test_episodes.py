@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scripted import ScriptedModel
 
+from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import load_env
 from recipe import cold_start_data, evaluate
 
@@ -21,7 +21,7 @@ async def test_cold_start_data_replays_golden_calls_and_keeps_the_sft_rows(tmp_p
     sft.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}) + "\n")
     data = await cold_start_data(envs_dirs=[train_envs], sft_files=[sft, tmp_path / "absent.jsonl"], out_dir=tmp_path / "cold")
     assert (data.sft_rows, data.env_rows, data.skipped_envs) == (1, 2, [])
-    rows = [json.loads(line) for line in data.path.read_text().splitlines()]
+    rows = read_jsonl(data.path).values
     assert rows[0]["messages"][1]["content"] == "hello"
     for row in rows[1:]:
         spec = load_env(next(p for p in train_envs.iterdir() if load_env(p).spec.id == row["env_id"])).spec
@@ -38,7 +38,7 @@ async def test_cold_start_data_replays_golden_calls_and_keeps_the_sft_rows(tmp_p
         assert {t["function"]["name"] for t in row["tools"]} == {t.name for t in spec.tools}
 
 
-async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden: Callable[[Path], ScriptedModel]) -> None:
+async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden: Callable[[Path], FunctionModel]) -> None:
     result = await evaluate(golden(eval_envs), eval_envs, label="base", target="scripted", max_turns=6, concurrency=2)
     assert [s.env for s in result.scores] == ["flight_gate", "weather_forecast"]
     assert all(s.reward == 1.0 and s.n_hat == s.n == s.c for s in result.scores)
@@ -46,6 +46,6 @@ async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden
 
 
 async def test_an_agent_that_never_calls_scores_zero(eval_envs: Path) -> None:
-    silent = ScriptedModel(lambda messages, tools, settings: "I do not know.")
+    silent = FunctionModel(lambda messages, tools, settings: "I do not know.")
     result = await evaluate(silent, eval_envs, label="trained", target="scripted", max_turns=6, concurrency=2)
     assert [(s.reward, s.c) for s in result.scores] == [(0.0, 0), (0.0, 0)]

@@ -13,20 +13,11 @@ from pathlib import Path
 
 import pytest
 from envscript import Script
-from scripted import ScriptedModel
 from typer.testing import CliRunner
 
+from agent_sdk import FunctionModel
 from astra_cli import app
-from recipe import (
-    LoopConfig,
-    LoopConfigError,
-    OverlapError,
-    StageBook,
-    StageError,
-    StageRecord,
-    preset,
-    run_loop,
-)
+from recipe import LoopConfig, LoopConfigError, OverlapError, StageBook, StageError, StageRecord, preset, run_loop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -82,7 +73,7 @@ async def test_the_synth_stage_feeds_verify_with_a_scripted_generator(tmp_path: 
     @asynccontextmanager
     async def scripted(target: str, **options: object):
         opened.append(target)
-        yield ScriptedModel(Script())
+        yield FunctionModel(Script())
 
     rows = tmp_path / "knowledge.jsonl"
     rows.write_text(json.dumps({"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}) + "\n")
@@ -112,7 +103,7 @@ async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_
         if target == "grpo/model":
             yield golden(eval_envs)
         else:
-            yield ScriptedModel(lambda messages, tools, settings: "No idea.")
+            yield FunctionModel(lambda messages, tools, settings: "No idea.")
 
     records = await run_loop(config, models=policies)
     assert opened == ["embedded", "grpo/model"]
@@ -133,7 +124,7 @@ async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_e
     @asynccontextmanager
     async def policies(target: str, **options: object):
         opened.append(target)
-        yield ScriptedModel(lambda messages, tools, settings: "No idea.")
+        yield FunctionModel(lambda messages, tools, settings: "No idea.")
 
     with pytest.raises(StageError, match="GRPO left no Hugging Face model directory .*--trained-model"):
         await run_loop(config, models=policies)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +13,13 @@ from typer.testing import CliRunner
 from agent_sdk import (
     DEFAULT_SYSTEM_PROMPT,
     ChatMessage,
+    FunctionModel,
     ModelError,
-    ModelResponse,
     SamplingSettings,
     Toolbox,
     ToolCall,
     Usage,
+    read_jsonl,
     read_sft_parquet,
 )
 from astra_cli import app
@@ -37,7 +37,7 @@ GOLDEN_ENVS = [ENVS / "company_facts", ENVS / "flight_gate", ENVS / "order_items
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return read_jsonl(path).values
 
 
 async def _tools_and_outputs(env_dir: Path, sandbox: LocalSandbox) -> tuple[list[dict[str, Any]], list[str]]:
@@ -108,15 +108,11 @@ async def test_golden_replay_records_real_outputs_in_the_export_format(tmp_path)
     assert again.resumed == 3 and (out / "sft.jsonl").read_bytes() == before
 
 
-class ScriptedAgent:
+def flight_gate_agent() -> FunctionModel:
     """Plays flight_gate with the golden calls (seed 0) or with one redundant call (other seeds),
     and answers every other task without calling anything."""
 
-    name = "scripted-agent"
-
-    async def complete(
-        self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None = None, *, settings: SamplingSettings | None = None
-    ) -> ModelResponse:
+    def reply(messages: list[ChatMessage], tools: Any, settings: SamplingSettings | None) -> ChatMessage | str:
         question = next(m.content or "" for m in messages if m.role == "user")
         done = [m for m in messages if m.role == "tool"]
         plan = [("find_flights", {"origin": "ZRH", "destination": "OPO", "date": "2025-09-03"}),
@@ -125,10 +121,10 @@ class ScriptedAgent:
             plan.insert(1, ("find_flights", {"origin": "ZRH", "destination": "OPO", "date": "2025-09-04"}))
         if "Porto (OPO)" in question and len(done) < len(plan):
             name, arguments = plan[len(done)]
-            message = ChatMessage(role="assistant", tool_calls=[ToolCall(id=f"c{len(done)}", name=name, arguments=arguments)])
-        else:
-            message = ChatMessage(role="assistant", content="It leaves from gate A52." if done else "I do not know.")
-        return ModelResponse(message=message, usage=Usage(prompt_tokens=10, completion_tokens=5, requests=1))
+            return ChatMessage(role="assistant", tool_calls=[ToolCall(id=f"c{len(done)}", name=name, arguments=arguments)])
+        return "It leaves from gate A52." if done else "I do not know."
+
+    return FunctionModel(reply, name="scripted-agent", reply_usage=Usage(prompt_tokens=10, completion_tokens=5, requests=1))
 
 
 async def test_rejection_sampling_keeps_only_f1_one_and_skips_unverified_envs(tmp_path):
@@ -137,7 +133,7 @@ async def test_rejection_sampling_keeps_only_f1_one_and_skips_unverified_envs(tm
     config = ColdStartConfig(agent_samples=2, temperature=0.7)
     async with LocalSandbox() as sandbox:
         with anyio.fail_after(300):
-            stats = await cold_start(paths, out, model=ScriptedAgent(), config=config, sandbox=sandbox)
+            stats = await cold_start(paths, out, model=flight_gate_agent(), config=config, sandbox=sandbox)
     assert [(s.path, s.reason) for s in stats.skipped] == [(str((EXAMPLES / "broken" / "answer_missing").resolve()), "verify_failed")]
     assert "answer_missing" in stats.skipped[0].codes
     assert (stats.golden.kept, stats.agent.planned, stats.agent.kept, stats.agent.rejected) == (2, 4, 1, 3)
@@ -179,25 +175,20 @@ def test_cli_cold_start_and_mix(tmp_path):
     assert nothing.exit_code == 2 and "no environment" in nothing.output
 
 
-class ForecastAgent:
+def forecast_agent(broken: bool) -> FunctionModel:
     """Solves weather_forecast (sample 1 then answers wrongly); `broken` makes sample 0 raise and
     sample 1 fail as a model backend."""
 
-    name = "forecast-agent"
-
-    def __init__(self, broken: bool) -> None:
-        self.broken = broken
-
-    async def complete(
-        self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None = None, *, settings: SamplingSettings | None = None
-    ) -> ModelResponse:
+    def reply(messages: list[ChatMessage], tools: Any, settings: SamplingSettings | None) -> ChatMessage | str | Exception:
         seed = settings.seed if settings is not None else 0
-        if self.broken:
-            raise RuntimeError("connection reset") if seed == 0 else ModelError("server unavailable")
+        if broken:
+            return RuntimeError("connection reset") if seed == 0 else ModelError("server unavailable")
         if any(m.role == "tool" for m in messages):
-            return ModelResponse(message=ChatMessage(role="assistant", content="Sunny." if seed else "Light rain."))
+            return "Sunny." if seed else "Light rain."
         call = ToolCall(id="c0", name="get_forecast", arguments={"city": "Oslo", "date": "2025-06-14"})
-        return ModelResponse(message=ChatMessage(role="assistant", tool_calls=[call]))
+        return ChatMessage(role="assistant", tool_calls=[call])
+
+    return FunctionModel(reply, name="forecast-agent")
 
 
 async def test_failed_episodes_are_data_and_a_rerun_plays_them_again(tmp_path):
@@ -205,11 +196,11 @@ async def test_failed_episodes_are_data_and_a_rerun_plays_them_again(tmp_path):
     config = ColdStartConfig(agent_samples=2)
     async with LocalSandbox() as sandbox:
         with anyio.fail_after(300):
-            first = await cold_start([ENVS / "weather_forecast"], out, model=ForecastAgent(broken=True), config=config, sandbox=sandbox)
+            first = await cold_start([ENVS / "weather_forecast"], out, model=forecast_agent(broken=True), config=config, sandbox=sandbox)
             assert (first.golden.kept, first.agent.rejected, first.rows) == (1, 2, 1)
             assert first.rejection_reasons == {"episode_error": 1, "model_error": 1}
             checked = config.model_copy(update={"check_answer": True})
-            second = await cold_start([ENVS / "weather_forecast"], out, model=ForecastAgent(broken=False), config=checked, sandbox=sandbox)
+            second = await cold_start([ENVS / "weather_forecast"], out, model=forecast_agent(broken=False), config=checked, sandbox=sandbox)
     assert (second.resumed, second.agent.kept, second.rows) == (1, 1, 2)  # the golden replay resumed, both episodes played again
     assert second.rejection_reasons == {"wrong_answer": 1}  # F1 = 1, but it answered "Sunny."
     reasons = [json.loads(line)["reason"] for line in (out / "rejected.jsonl").read_text().splitlines()]

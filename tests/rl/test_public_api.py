@@ -12,7 +12,7 @@ def test_rl_public_api():
     assert {"AGENT_NAME", "BatchFiller", "DistractorConfig", "DistractorSampler", "Embedder", "RlTask", "ToolPool",
             "prepare", "sample_distractors", "f1_reward", "RewardParts",
             "BatchFillingError", "PRESETS", "Preset", "get_preset", "default_preset",
-            "cold_start", "ColdStartConfig", "replay_golden", "mix_sft", "write_sft_files"} <= set(rl.__all__)
+            "cold_start", "ColdStartConfig", "replay_golden", "mix_sft", "write_sft_files", "resolve_model"} <= set(rl.__all__)
     for name in rl.__all__:
         assert getattr(rl, name) is not None
 
@@ -22,9 +22,9 @@ def test_engine_apis_and_registration():
     from verl.experimental.agent_loop.tool_parser import ToolParser
 
     assert set(rl.verl.__all__) == {
-        "ASTRA_TOOL_PARSER", "REWARD_KEYS", "AstraToolParser", "McpAgentLoop", "VerlRecipe", "check_recipe",
-        "compose_config", "launch_verl", "print_command", "recipe_overrides", "require_gpu", "sanitize_property",
-        "sanitize_tool", "verl_command",
+        "ASTRA_TOOL_PARSER", "REWARD_KEYS", "AstraToolParser", "JsonMultiTurnSFTDataset", "McpAgentLoop", "VerlRecipe",
+        "check_recipe", "compose_config", "launch_verl", "print_command", "recipe_overrides", "require_gpu",
+        "sanitize_property", "sanitize_tool", "verl_command",
     }
     for name in rl.verl.__all__:
         assert getattr(rl.verl, name) is not None

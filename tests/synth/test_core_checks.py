@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from agent_sdk import ChatMessage
+from agent_sdk import ChatMessage, FunctionModel
 from synth.core import COPIED_EXAMPLE, MeteredModel, PipelineStats, PromptExample, ReplyCheck, StageMeter, StageTokens, ask_structured
 
 
@@ -31,7 +31,7 @@ def test_a_copy_is_the_whole_example_or_one_of_its_placeholders() -> None:
 
 
 @pytest.mark.anyio
-async def test_reply_check_codes_a_copy_and_each_check_failure(script) -> None:
+async def test_reply_check_codes_a_copy_and_each_check_failure() -> None:
     def own(v: Verdict) -> tuple[str, str] | str | None:
         if v.score > 1:
             return "out_of_range", "score above 1"
@@ -39,31 +39,31 @@ async def test_reply_check_codes_a_copy_and_each_check_failure(script) -> None:
 
     copied = json.dumps({"score": 0.0, "reason": "<one sentence>"})
     guard = ReplyCheck(EXAMPLE, check=own)
-    result = await ask_structured(script(copied, copied), [ChatMessage(role="user", content="judge")], Verdict, retries=1, check=guard)
+    result = await ask_structured(FunctionModel.from_replies(copied, copied), [ChatMessage(role="user", content="judge")], Verdict, retries=1, check=guard)
     assert guard.reason(result) == COPIED_EXAMPLE and guard.settle(result).reason_code == COPIED_EXAMPLE
     assert "copied the format example" in result.detail
 
     guard = ReplyCheck(EXAMPLE, check=own)
-    result = await ask_structured(script('{"score": 2, "reason": "why not"}'), [ChatMessage(role="user", content="j")], Verdict, retries=0, check=guard)
+    result = await ask_structured(FunctionModel.from_replies('{"score": 2, "reason": "why not"}'), [ChatMessage(role="user", content="j")], Verdict, retries=0, check=guard)
     assert guard.reason(result) == "out_of_range"
 
     guard = ReplyCheck(EXAMPLE, check=own)
-    result = await ask_structured(script('{"score": 0.5, "reason": "x"}'), [ChatMessage(role="user", content="j")], Verdict, retries=0, check=guard)
+    result = await ask_structured(FunctionModel.from_replies('{"score": 0.5, "reason": "x"}'), [ChatMessage(role="user", content="j")], Verdict, retries=0, check=guard)
     assert guard.reason(result) == "invalid_output", "a bare message keeps the generic code"
 
     guard = ReplyCheck(EXAMPLE, check=own)
-    result = await ask_structured(script(copied, "no json at all"), [ChatMessage(role="user", content="j")], Verdict, retries=1, check=guard)
+    result = await ask_structured(FunctionModel.from_replies(copied, "no json at all"), [ChatMessage(role="user", content="j")], Verdict, retries=1, check=guard)
     assert guard.reason(result) == "no_json", "the code is the one of the failure that ended the request"
 
     guard = ReplyCheck(EXAMPLE, check=own)
-    result = await ask_structured(script(copied, '{"score": 0.7, "reason": "fits"}'), [ChatMessage(role="user", content="j")], Verdict, check=guard)
+    result = await ask_structured(FunctionModel.from_replies(copied, '{"score": 0.7, "reason": "fits"}'), [ChatMessage(role="user", content="j")], Verdict, check=guard)
     assert result.ok and guard.reason(result) is None and guard.settle(result) is result
 
 
 @pytest.mark.anyio
-async def test_stage_meter_counts_prompt_tokens_per_stage_into_stats(script, tmp_path) -> None:
+async def test_stage_meter_counts_prompt_tokens_per_stage_into_stats(tmp_path) -> None:
     tally: dict[str, StageTokens] = {}
-    base = MeteredModel(script("a" * 40, "b" * 8, "c" * 4))
+    base = MeteredModel(FunctionModel.from_replies("a" * 40, "b" * 8, "c" * 4))
     short, long = StageMeter(base, "short", tally), StageMeter(base, "long", tally)
     await short.complete([ChatMessage(role="user", content="x" * 40)])
     await long.complete([ChatMessage(role="user", content="y" * 400)])

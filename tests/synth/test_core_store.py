@@ -8,8 +8,8 @@ import textwrap
 import anyio
 import pytest
 
-from synth.core import JsonlStore, PipelineStats, Stage, map_ordered, read_jsonl, record_id, rejections_store
-from synth.core import LLMCounts
+from synth.core import JsonlStore, LLMCounts, PipelineStats, Stage, map_ordered, record_id, rejections_store
+from synth.exceptions import StoreCorrupt
 
 
 def test_append_skip_and_compact(tmp_path):
@@ -34,6 +34,13 @@ def test_torn_last_line_is_truncated(tmp_path):
     assert JsonlStore(path).get("c") == {"id": "c", "v": "whole"}
 
 
+def test_a_bad_line_before_the_last_is_corruption_naming_file_and_line(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"id": "a"}\n{"id": \n{"id": "c"}\n')
+    with pytest.raises(StoreCorrupt, match=f"{path}:2: invalid JSON"):
+        JsonlStore(path)
+
+
 def test_stage_done_covers_accepted_and_rejected(tmp_path):
     rejected = rejections_store(tmp_path)
     decompose = Stage.open(tmp_path, "decompose", rejected)
@@ -46,28 +53,6 @@ def test_stage_done_covers_accepted_and_rejected(tmp_path):
     again = Stage.open(tmp_path, "decompose", rejections_store(tmp_path))
     assert [r.reason for r in again.rejections()] == ["invalid_output"]
     assert again.rejections()[0].detail == "score missing"
-
-
-def test_read_jsonl_names_file_and_line(tmp_path):
-    path = tmp_path / "in.jsonl"
-    path.write_text('{"domain": "a"}\n{"domain": \n\n[1, 2]\n{"domain": "b"}\n')
-    rows, errors = read_jsonl(path)
-    assert [(r.line, r.value["domain"]) for r in rows] == [(1, "a"), (5, "b")]
-    assert [str(e).split(": ")[0] for e in errors] == [f"{path}:2", f"{path}:4"]
-    assert "malformed JSON" in str(errors[0]) and "expected a JSON object" in str(errors[1])
-
-
-def test_read_jsonl_validates_against_model(tmp_path):
-    from pydantic import BaseModel
-
-    class Row(BaseModel):
-        domain: str
-
-    path = tmp_path / "in.jsonl"
-    path.write_text('{"domain": "a"}\n{"domian": "typo"}\n')
-    rows, errors = read_jsonl(path, Row, limit=5)
-    assert rows[0].value == Row(domain="a") and rows[0].ref == f"{path}:1"
-    assert errors[0].line == 2 and "domain" in errors[0].message
 
 
 def test_record_id_is_content_derived():

@@ -4,8 +4,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 import synth.core
+from agent_sdk import ChatMessage, ContextOverflowError, FunctionModel, ModelHTTPError, SamplingSettings
 from synth.core import LLMCache, MeteredModel, ask_structured, cache_key, extract_json
-from agent_sdk import ChatMessage, ContextOverflowError, ModelHTTPError, SamplingSettings
 
 
 class Verdict(BaseModel):
@@ -39,53 +39,53 @@ def test_extract_json_without_json_raises():
 
 
 @pytest.mark.anyio
-async def test_malformed_then_valid_retry_feeds_error_back(script):
-    model = script('{"score": 0.5, "reason": ', '{"score": 0.8, "reason": "covers it"}')
+async def test_malformed_then_valid_retry_feeds_error_back():
+    model = FunctionModel.from_replies('{"score": 0.5, "reason": ', '{"score": 0.8, "reason": "covers it"}')
     result = await ask_structured(model, PROMPT, Verdict)
     assert result.ok and result.value == Verdict(score=0.8, reason="covers it")
     assert result.attempts == 2
-    second = model.requests[1]
+    second = model.requests[1].messages
     assert second[-2].role == "assistant" and second[-2].content == '{"score": 0.5, "reason": '
     assert "could not be used" in second[-1].content
-    assert "JSON Schema" in model.requests[0][-1].content
+    assert "JSON Schema" in model.requests[0].messages[-1].content
 
 
 @pytest.mark.anyio
-async def test_validation_error_is_fed_back_and_then_rejected(script):
-    model = script('{"score": 3, "reason": "x"}', '{"reason": "x"}', '{"score": "high"}')
+async def test_validation_error_is_fed_back_and_then_rejected():
+    model = FunctionModel.from_replies('{"score": 3, "reason": "x"}', '{"reason": "x"}', '{"score": "high"}')
     result = await ask_structured(model, PROMPT, Verdict, retries=2)
     assert result.value is None
     assert result.reason_code == "invalid_output"
     assert result.attempts == 3
-    assert "score" in model.requests[1][-1].content  # the first error (score > 1) was shown to the model
-    assert "less than or equal to 1" in model.requests[1][-1].content
+    assert "score" in model.requests[1].messages[-1].content  # the first error (score > 1) was shown to the model
+    assert "less than or equal to 1" in model.requests[1].messages[-1].content
 
 
 @pytest.mark.anyio
-async def test_model_error_rejects_never_passes(script):
-    model = script(RuntimeError("connection reset"), RuntimeError("connection reset"))
+async def test_model_error_rejects_never_passes():
+    model = FunctionModel.from_replies(RuntimeError("connection reset"), RuntimeError("connection reset"))
     result = await ask_structured(model, PROMPT, Verdict, retries=1)
     assert result.value is None and result.reason_code == "model_error"
     assert "connection reset" in result.detail
 
 
 @pytest.mark.anyio
-async def test_prose_only_rejects_with_no_json(script):
-    model = script("The answer looks fine to me.")
+async def test_prose_only_rejects_with_no_json():
+    model = FunctionModel.from_replies("The answer looks fine to me.")
     result = await ask_structured(model, PROMPT, Verdict, retries=0)
     assert result.value is None and result.reason_code == "no_json"
 
 
 @pytest.mark.anyio
-async def test_semantic_check_failure_is_retried(script):
-    model = script('{"score": 0.1, "reason": ""}', '{"score": 0.1, "reason": "too vague"}')
+async def test_semantic_check_failure_is_retried():
+    model = FunctionModel.from_replies('{"score": 0.1, "reason": ""}', '{"score": 0.1, "reason": "too vague"}')
     result = await ask_structured(model, PROMPT, Verdict, check=lambda v: None if v.reason else "reason must not be empty")
     assert result.ok and result.value.reason == "too vague"
-    assert "reason must not be empty" in model.requests[1][-1].content
+    assert "reason must not be empty" in model.requests[1].messages[-1].content
 
 
 @pytest.mark.anyio
-async def test_cache_makes_rerun_free(tmp_path, scripted_model):
+async def test_cache_makes_rerun_free(tmp_path):
     calls = []
 
     def fn(messages, tools, settings):
@@ -93,8 +93,8 @@ async def test_cache_makes_rerun_free(tmp_path, scripted_model):
         return json.dumps({"score": 1.0, "reason": "fine"})
 
     cache = LLMCache(tmp_path / "cache")
-    first = await ask_structured(scripted_model(fn), PROMPT, Verdict, cache=cache)
-    metered = MeteredModel(scripted_model(fn), cache=cache)
+    first = await ask_structured(FunctionModel(fn), PROMPT, Verdict, cache=cache)
+    metered = MeteredModel(FunctionModel(fn), cache=cache)
     second = await ask_structured(metered, PROMPT, Verdict)
     assert first.value == second.value
     assert len(calls) == 1
@@ -103,10 +103,10 @@ async def test_cache_makes_rerun_free(tmp_path, scripted_model):
 
 
 @pytest.mark.anyio
-async def test_cache_key_depends_on_model_and_messages(tmp_path, scripted_model):
+async def test_cache_key_depends_on_model_and_messages(tmp_path):
     cache = LLMCache(tmp_path)
-    a = MeteredModel(scripted_model(lambda m, t, s: '{"score": 0, "reason": "a"}', name="a"), cache=cache)
-    b = MeteredModel(scripted_model(lambda m, t, s: '{"score": 1, "reason": "b"}', name="b"), cache=cache)
+    a = MeteredModel(FunctionModel(lambda m, t, s: '{"score": 0, "reason": "a"}', name="a"), cache=cache)
+    b = MeteredModel(FunctionModel(lambda m, t, s: '{"score": 1, "reason": "b"}', name="b"), cache=cache)
     ra = await ask_structured(a, PROMPT, Verdict)
     rb = await ask_structured(b, PROMPT, Verdict)
     rc = await ask_structured(a, [ChatMessage(role="user", content="Other.")], Verdict)
@@ -115,9 +115,9 @@ async def test_cache_key_depends_on_model_and_messages(tmp_path, scripted_model)
 
 
 @pytest.mark.anyio
-async def test_corrupt_cache_entry_is_a_miss(tmp_path, script):
+async def test_corrupt_cache_entry_is_a_miss(tmp_path):
     cache = LLMCache(tmp_path)
-    model = MeteredModel(script('{"score": 0.2, "reason": "r"}', '{"score": 0.3, "reason": "r"}'), cache=cache)
+    model = MeteredModel(FunctionModel.from_replies('{"score": 0.2, "reason": "r"}', '{"score": 0.3, "reason": "r"}'), cache=cache)
     await ask_structured(model, PROMPT, Verdict)
     (entry,) = list(tmp_path.glob("*/*.json"))
     entry.write_text("{not json")
@@ -125,33 +125,31 @@ async def test_corrupt_cache_entry_is_a_miss(tmp_path, script):
     assert again.value.score == 0.3 and model.counts.calls == 2
 
 
-def enforcing(scripted_model, fn):
-    """A scripted model that says it enforces output schemas."""
-    model = scripted_model(fn)
-    model.supports_output_schema = True
-    return model
+def enforcing(fn):
+    """A model that says it enforces output schemas."""
+    return FunctionModel(fn, supports_output_schema=True)
 
 
 @pytest.mark.anyio
-async def test_enforced_schema_goes_in_settings_not_in_the_prompt(scripted_model):
+async def test_enforced_schema_goes_in_settings_not_in_the_prompt():
     seen = []
 
     def fn(messages, tools, settings):
         seen.append(settings)
         return '{"score": 0.5, "reason": "ok"}'
 
-    model = enforcing(scripted_model, fn)
+    model = enforcing(fn)
     result = await ask_structured(model, PROMPT, Verdict, settings=SamplingSettings(max_tokens=64))
     assert result.ok
     assert seen[0].output_schema == Verdict.model_json_schema()
     assert seen[0].max_tokens == 64 and "temperature" not in seen[0].model_fields_set
-    prompt = model.requests[0][-1].content
+    prompt = model.requests[0].messages[-1].content
     assert "JSON Schema" not in prompt and '"properties"' not in prompt
     assert prompt.endswith("Reply with a JSON object.")
 
 
 @pytest.mark.anyio
-async def test_a_reply_that_is_not_json_is_never_sent_a_json_schema(scripted_model):
+async def test_a_reply_that_is_not_json_is_never_sent_a_json_schema():
     # a JSON grammar forced the embedded model's tool code into one escaped string
     seen = []
 
@@ -165,13 +163,13 @@ async def test_a_reply_that_is_not_json_is_never_sent_a_json_schema(scripted_mod
     def code_block(text: str) -> dict:
         return {"code": text.split("```python\n", 1)[1].split("```", 1)[0]}
 
-    result = await ask_structured(enforcing(scripted_model, fn), PROMPT, Code, include_schema=False, parse=code_block, enforce=False)
+    result = await ask_structured(enforcing(fn), PROMPT, Code, include_schema=False, parse=code_block, enforce=False)
     assert result.ok and result.value.code.startswith("def f()")
     assert seen[0] is None or seen[0].output_schema is None
 
 
 @pytest.mark.anyio
-async def test_per_call_schema_is_enforced_and_the_reply_still_validated(scripted_model):
+async def test_per_call_schema_is_enforced_and_the_reply_still_validated():
     seen = []
     exactly_two = {"type": "object", "properties": {"scores": {"type": "array", "minItems": 2, "maxItems": 2}}}
 
@@ -185,26 +183,26 @@ async def test_per_call_schema_is_enforced_and_the_reply_still_validated(scripte
     def check(value: Scores) -> str | None:
         return None if len(value.scores) == 2 else "give exactly 2 scores"
 
-    result = await ask_structured(enforcing(scripted_model, fn), PROMPT, Scores, schema=exactly_two, check=check)
+    result = await ask_structured(enforcing(fn), PROMPT, Scores, schema=exactly_two, check=check)
     assert result.ok and result.value.scores == [1, 2] and result.attempts == 2
     assert seen == [exactly_two, exactly_two]
 
 
 @pytest.mark.anyio
-async def test_per_call_schema_is_shown_when_not_enforced(script):
+async def test_per_call_schema_is_shown_when_not_enforced():
     custom = {"type": "object", "properties": {"score": {"type": "number", "maximum": 0.5}}}
-    model = script('{"score": 0.5, "reason": "ok"}')
+    model = FunctionModel.from_replies('{"score": 0.5, "reason": "ok"}')
     await ask_structured(model, PROMPT, Verdict, schema=custom)
-    assert json.dumps(custom, separators=(",", ":")) in model.requests[0][-1].content
+    assert json.dumps(custom, separators=(",", ":")) in model.requests[0].messages[-1].content
 
 
 @pytest.mark.anyio
-async def test_retries_feed_back_only_the_last_reply_truncated(script):
+async def test_retries_feed_back_only_the_last_reply_truncated():
     long_bad = '{"score": 7, "reason": "' + "x" * 5000 + '"}'
-    model = script(long_bad, '{"score": 8, "reason": "y"}', '{"score": 0.5, "reason": "ok"}')
+    model = FunctionModel.from_replies(long_bad, '{"score": 8, "reason": "y"}', '{"score": 0.5, "reason": "ok"}')
     result = await ask_structured(model, PROMPT, Verdict, retries=2)
     assert result.ok and result.attempts == 3
-    first, second, third = model.requests
+    first, second, third = (r.messages for r in model.requests)
     assert len(second) == len(third) == len(first) + 2
     assert len(second[-2].content) < 500 and second[-2].content.endswith("[truncated]")
     assert third[-2].content == '{"score": 8, "reason": "y"}'
@@ -212,8 +210,8 @@ async def test_retries_feed_back_only_the_last_reply_truncated(script):
 
 
 @pytest.mark.anyio
-async def test_context_overflow_is_terminal_and_not_retried(script):
-    model = script(ContextOverflowError("prompt of 5000 tokens: this model's maximum context length is 4096 tokens"))
+async def test_context_overflow_is_terminal_and_not_retried():
+    model = FunctionModel.from_replies(ContextOverflowError("prompt of 5000 tokens: this model's maximum context length is 4096 tokens"))
     result = await ask_structured(model, PROMPT, Verdict, retries=3)
     assert result.value is None and result.reason_code == "context_overflow"
     assert result.attempts == 1 and len(model.requests) == 1
@@ -221,7 +219,7 @@ async def test_context_overflow_is_terminal_and_not_retried(script):
 
 
 @pytest.mark.anyio
-async def test_endpoint_refusing_the_schema_is_asked_the_unenforced_way(scripted_model):
+async def test_endpoint_refusing_the_schema_is_asked_the_unenforced_way():
     seen = []
 
     def fn(messages, tools, settings):
@@ -230,18 +228,18 @@ async def test_endpoint_refusing_the_schema_is_asked_the_unenforced_way(scripted
             return ModelHTTPError("HTTP 400: invalid schema for response_format", status_code=400)
         return '{"score": 0.5, "reason": "ok"}'
 
-    model = enforcing(scripted_model, fn)
+    model = enforcing(fn)
     result = await ask_structured(model, PROMPT, Verdict)
     assert result.ok and result.attempts == 2
     assert seen[1] is None
-    assert "JSON Schema" in model.requests[1][-1].content
+    assert "JSON Schema" in model.requests[1].messages[-1].content
 
 
 @pytest.mark.anyio
-async def test_metered_model_forwards_enforcement_and_keys_the_cache_by_schema(tmp_path, scripted_model):
-    model = MeteredModel(enforcing(scripted_model, lambda m, t, s: '{"score": 0.5, "reason": "ok"}'), cache=LLMCache(tmp_path))
+async def test_metered_model_forwards_enforcement_and_keys_the_cache_by_schema(tmp_path):
+    model = MeteredModel(enforcing(lambda m, t, s: '{"score": 0.5, "reason": "ok"}'), cache=LLMCache(tmp_path))
     assert model.supports_output_schema
-    assert not MeteredModel(scripted_model(lambda m, t, s: "")).supports_output_schema
+    assert not MeteredModel(FunctionModel(lambda m, t, s: "")).supports_output_schema
     other = {"type": "object", "properties": {"score": {"type": "number"}, "reason": {"type": "string"}}}
     await ask_structured(model, PROMPT, Verdict)
     await ask_structured(model, PROMPT, Verdict, schema=other)

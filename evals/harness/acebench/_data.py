@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from agent_sdk import read_jsonl
 
 __all__ = ["AGENT_CATEGORIES", "NORMAL_CATEGORIES", "SPECIAL_CATEGORIES", "AceEntry", "acebench_dir", "load_category"]
 
@@ -55,18 +56,6 @@ def acebench_dir(explicit: str | Path | None = None) -> Path:
     return Path(__file__).resolve().parents[3].parent / "shared" / "data" / "acebench"
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-    return rows
-
-
 def load_category(category: str, *, root: Path | None = None, language: str = "en", limit: int | None = None) -> list[AceEntry]:
     """The entries of one category with their possible answers.
 
@@ -77,8 +66,8 @@ def load_category(category: str, *, root: Path | None = None, language: str = "e
     if category not in NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES:
         raise ValueError(f"unknown ACEBench category {category!r}")
     base = (root or acebench_dir()) / f"data_{language}"
-    questions = _jsonl(base / f"data_{category}.json")
-    answers = {row["id"]: row for row in _jsonl(base / "possible_answer" / f"data_{category}.json")}
+    questions = read_jsonl(base / f"data_{category}.json").values
+    answers = {row["id"]: row for row in read_jsonl(base / "possible_answer" / f"data_{category}.json").values}
     out = []
     for row in questions[:limit] if limit else questions:
         answer = answers.get(row["id"])

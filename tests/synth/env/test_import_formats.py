@@ -7,13 +7,13 @@ from astra_rows import GATE_FOR_PASS, PASS_LOOKUP, Q1, Q2, QUERY, pipeline_row, 
 
 from mcp_servers import GoldenCall
 from synth.env._import_formats import (
-    RowError,
     parse_call_statement,
     parse_dependencies,
     parse_row,
     tool_spec,
 )
 from synth.env.importer import rejection, scenario_of
+from synth.exceptions import RowError
 
 TOOLS = {t.name: t for t in (tool_spec(PASS_LOOKUP), tool_spec(GATE_FOR_PASS))}
 

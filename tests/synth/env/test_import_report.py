@@ -1,20 +1,11 @@
 import json
 
 import pytest
-from astra_rows import (
-    GATE_FOR_PASS,
-    PASS_LOOKUP,
-    TICKET_TIME_CODE,
-    TICKET_UUID,
-    TICKET_UUID_CODE,
-    pipeline_row,
-    rl_row,
-    write_jsonl,
-)
+from astra_rows import GATE_FOR_PASS, PASS_LOOKUP, TICKET_TIME_CODE, TICKET_UUID, TICKET_UUID_CODE, pipeline_row, rl_row, write_jsonl
 from envscript import Script
-from scripted import ScriptedModel
 from typer.testing import CliRunner
 
+from agent_sdk import FunctionModel, read_jsonl
 from astra_cli import app
 from mcp_servers import GoldenCall, load_env
 from synth.env import SynthConfig, import_envs, render_report, synthesize_envs
@@ -97,7 +88,7 @@ async def test_defects_are_reported_per_row_instead_of_dropped_or_repaired(tmp_p
     assert records[6].rejected and codes(records[6]) == {"tool_necessity_illegitimate"}
     assert records[7].rejected and codes(records[7]) == {"verify_score_low"}
     assert codes(records[8]) == {"malformed_row"} and records[8].format is None
-    report = [json.loads(x) for x in (tmp_path / "out" / "import_report.jsonl").read_text().splitlines()]
+    report = read_jsonl(tmp_path / "out" / "import_report.jsonl").values
     assert [int(r["ref"].rsplit(":", 1)[1]) for r in report] == list(range(1, 9))
     assert report[0]["defects"][0] == {"code": "duplicate_tool_name", "message": report[0]["defects"][0]["message"],
                                        "subtask_id": None, "tool": "pass_lookup"}
@@ -150,7 +141,7 @@ async def test_report_renders_funnel_and_distribution_pngs(tmp_path, sandbox):
     inp = write_jsonl(tmp_path / "in.jsonl", {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}, {"domain": "x", "question": "y"})
     good = Script().decompose[0]
     script = Script(decompose=[lambda messages: good if "Eiffel" in messages[1].content else "I would rather not."])
-    result = await synthesize_envs(ScriptedModel(script), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, retries=0), sandbox=sandbox, show_progress=False)
+    result = await synthesize_envs(FunctionModel(script), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, retries=0), sandbox=sandbox, show_progress=False)
     assert len(result.envs) == 1 and result.stats.funnel[0].reasons == {"no_json": 1}
     paths = render_report(tmp_path / "out")
     assert [p.name for p in paths] == ["funnel.png", "distributions.png"]

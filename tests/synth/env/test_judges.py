@@ -4,14 +4,14 @@ corpus chunking, the one answer rule, and context_overflow as a terminal, counte
 import json
 from pathlib import Path
 
-import agent_sdk
 import jsonschema
 import pytest
-
 from envscript import Script
 from envscript import rows as table_rows
+
+import agent_sdk
+from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import load_env
-from scripted import ScriptedModel
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
 from synth.env._tools import source_values
@@ -22,13 +22,13 @@ ROW = {"question": "What is the current temperature in the city where the Eiffel
 
 def rejected(out: Path) -> list[dict]:
     p = out / "rejected.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+    return read_jsonl(p).values if p.exists() else []
 
 
 async def run(tmp_path, script, sandbox, *, judge=None, rows=(ROW,), **cfg):
     inp = tmp_path / "in.jsonl"
     inp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    model = ScriptedModel(script)
+    model = FunctionModel(script)
     result = await synthesize_envs(
         model, tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, **cfg), sandbox=sandbox, show_progress=False,
         judge_model=judge,
@@ -52,7 +52,7 @@ async def test_every_judge_rejects_a_copy_of_its_example(tmp_path, sandbox, fiel
     assert result.envs == []
     (rej,) = rejected(tmp_path / "out")
     assert (rej["stage"], rej["reason"]) == (stage, reason)
-    assert any("copied the format example" in (m.content or "") for r in model.requests for m in r if m.role == "user"), "the retry says why"
+    assert any("copied the format example" in (m.content or "") for r in model.requests for m in r.messages if m.role == "user"), "the retry says why"
     assert result.stats.funnel[[f.stage for f in result.stats.funnel].index(stage)].reasons == {reason: 1}
 
 
@@ -131,7 +131,7 @@ def test_per_call_schemas_take_their_shape_from_the_input():
 @pytest.mark.anyio
 async def test_the_judge_model_serves_the_judging_stages_only(tmp_path, sandbox):
     generator, judge_script = Script(), Script()
-    judge = ScriptedModel(judge_script, name="judge")
+    judge = FunctionModel(judge_script, name="judge")
     result, _ = await run(tmp_path, generator, sandbox, judge=judge)
     assert len(result.envs) == 1
     assert {entry.split(":")[0] for entry in judge_script.log} == {"necessity", "check"}

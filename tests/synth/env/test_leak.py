@@ -1,9 +1,9 @@
 import json
 
 import pytest
-
 from envscript import Script
-from scripted import ScriptedModel
+
+from agent_sdk import FunctionModel, read_jsonl
 from synth.env import SynthConfig, synthesize_envs
 from synth.env._leak import benchmark_questions, data_root, default_benchmark_files
 
@@ -37,10 +37,10 @@ async def test_a_benchmark_question_is_rejected_as_a_leak(tmp_path, sandbox, aud
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"question": leaked, "domain": "flights"}) + "\n")
     result = await synthesize_envs(
-        ScriptedModel(script), tmp_path / "out", inputs=[inp], config=SynthConfig(), sandbox=sandbox, auditor=auditor, show_progress=False
+        FunctionModel(script), tmp_path / "out", inputs=[inp], config=SynthConfig(), sandbox=sandbox, auditor=auditor, show_progress=False
     )
     assert result.envs == []
-    (rej,) = [json.loads(x) for x in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
+    (rej,) = read_jsonl(tmp_path / "out" / "rejected.jsonl").values
     assert (rej["stage"], rej["reason"]) == ("leak_audit", "benchmark_leak")
     assert "questions.jsonl" in rej["detail"]
     assert script.log == ["decompose:"]  # nothing else was spent on it
@@ -56,8 +56,8 @@ async def test_the_pipeline_loads_its_own_auditor_only_when_a_sample_needs_it(tm
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"question": "What's the temperature right now in the city of the Eiffel Tower?", "domain": "travel"}) + "\n")
     config = SynthConfig(benchmark_files=[bench])
-    first = await synthesize_envs(ScriptedModel(Script()), tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, show_progress=False)
+    first = await synthesize_envs(FunctionModel(Script()), tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, show_progress=False)
     assert first.envs == [] and first.stats.funnel[1].reasons == {"benchmark_leak": 1}
     assert first.stats.extra["leak_audit"] == "2 benchmark questions from 1 files, threshold 0.9"
-    again = await synthesize_envs(ScriptedModel(Script()), tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, show_progress=False)
+    again = await synthesize_envs(FunctionModel(Script()), tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, show_progress=False)
     assert again.stats.extra["leak_audit"].startswith("not loaded")

@@ -9,8 +9,8 @@ from pathlib import Path
 import anyio
 import pytest
 from envscript import Crash, Script, doc
-from scripted import ScriptedModel
 
+from agent_sdk import FunctionModel
 from mcp_servers import load_env
 from synth.env import SynthConfig, synthesize_envs
 
@@ -48,7 +48,7 @@ def merge_script(merged_calls: dict[str, dict] | None = None) -> Script:
 async def run(out: Path, script: Script, sandbox, row=ROW, **cfg):
     inp = out.parent / "in.jsonl"  # one input path: seeds record it as provenance
     inp.write_text(json.dumps(row) + "\n")
-    return await synthesize_envs(ScriptedModel(script), out, inputs=[inp], config=SynthConfig(leak_audit=False, **cfg), sandbox=sandbox, show_progress=False)
+    return await synthesize_envs(FunctionModel(script), out, inputs=[inp], config=SynthConfig(leak_audit=False, **cfg), sandbox=sandbox, show_progress=False)
 
 
 @pytest.mark.anyio
@@ -101,9 +101,9 @@ RUNNER = textwrap.dedent(
     """
     import sys, json, anyio
     from pathlib import Path
-    sys.path[:0] = [{env_dir!r}, {synth_dir!r}]
+    sys.path.insert(0, {env_dir!r})
     from envscript import Script
-    from scripted import ScriptedModel
+    from agent_sdk import FunctionModel
     from synth.env import SynthConfig, synthesize_envs
 
     class Hang(Script):
@@ -115,7 +115,7 @@ RUNNER = textwrap.dedent(
             return super().__call__(messages, tools, settings)
 
     async def main():
-        await synthesize_envs(ScriptedModel(Hang()), Path({out!r}), inputs=[Path({inp!r})],
+        await synthesize_envs(FunctionModel(Hang()), Path({out!r}), inputs=[Path({inp!r})],
                               config=SynthConfig(leak_audit=False), show_progress=False)
 
     anyio.run(main)
@@ -128,7 +128,7 @@ async def test_kill_9_mid_pipeline_then_resume_gives_identical_output(tmp_path, 
     await run(tmp_path / "ref", Script(), sandbox)
     out, marker = tmp_path / "killed", tmp_path / "marker"
     inp = tmp_path / "in.jsonl"
-    code = RUNNER.format(env_dir=str(HERE), synth_dir=str(HERE.parent), marker=str(marker), out=str(out), inp=str(inp))
+    code = RUNNER.format(env_dir=str(HERE), marker=str(marker), out=str(out), inp=str(inp))
     proc = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
     try:
         with anyio.fail_after(120):
@@ -151,11 +151,11 @@ async def test_stages_run_alone_then_the_rest_resumes_from_the_stores(tmp_path, 
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}) + "\n")
     first = Script()
-    partial = await synthesize_envs(ScriptedModel(first), out, inputs=[inp], config=SynthConfig(leak_audit=False), stages=["decompose", "leak_audit"], sandbox=sandbox, show_progress=False)
+    partial = await synthesize_envs(FunctionModel(first), out, inputs=[inp], config=SynthConfig(leak_audit=False), stages=["decompose", "leak_audit"], sandbox=sandbox, show_progress=False)
     assert partial.envs == [] and first.log == ["decompose:"]
     assert (out / "leak_audit.jsonl").is_file() and not (out / "necessity.jsonl").exists()
     rest = Script()
-    result = await synthesize_envs(ScriptedModel(rest), out, config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
+    result = await synthesize_envs(FunctionModel(rest), out, config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
     assert len(result.envs) == 1 and "decompose:" not in rest.log
     with pytest.raises(ValueError, match="unknown stage"):
-        await synthesize_envs(ScriptedModel(rest), out, stages=["decompse"], sandbox=sandbox)
+        await synthesize_envs(FunctionModel(rest), out, stages=["decompse"], sandbox=sandbox)

@@ -5,9 +5,9 @@ import pytest
 from envscript import Script, doc
 from envscript import rows as table_rows
 from mcp import Client
-from scripted import ScriptedModel
 
 import synth.env
+from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import build_env_server, load_env
 from synth.env import SynthConfig, synthesize_envs
 
@@ -21,13 +21,13 @@ def write_rows(path: Path, *rows) -> Path:
 
 def rejected(out: Path) -> list[dict]:
     p = out / "rejected.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+    return read_jsonl(p).values if p.exists() else []
 
 
 async def run(tmp_path, script, sandbox, auditor=None, rows=(QUESTION_ROW,), **cfg):
     inp = write_rows(tmp_path / "in.jsonl", *rows)
     config = SynthConfig(leak_audit=auditor is not None, **cfg)
-    model = ScriptedModel(script)
+    model = FunctionModel(script)
     result = await synthesize_envs(model, tmp_path / "out", inputs=[inp], config=config, sandbox=sandbox, auditor=auditor, show_progress=False)
     return result, model
 
@@ -96,7 +96,7 @@ async def test_chinese_domain_only_sample(tmp_path, sandbox):
     (record,) = result.envs
     env = load_env(tmp_path / "out" / record.path)
     assert env.spec.language == "zh" and env.spec.task.answer == "21摄氏度"
-    assert "Simplified Chinese" in model.requests[0][1].content
+    assert "Simplified Chinese" in model.requests[0].messages[1].content
     assert "scaling_fallback q1" in record.notes  # the scaler's garbage reply kept the unscaled document
 
 
@@ -105,7 +105,7 @@ async def test_malformed_json_then_correct_retry(tmp_path, sandbox):
     good = Script().decompose[0]
     result, model = await run(tmp_path, Script(decompose=['{"main_question": "What is', good]), sandbox)
     assert len(result.envs) == 1
-    retry = model.requests[1]
+    retry = model.requests[1].messages
     assert retry[-2].content == '{"main_question": "What is' and "could not be used" in retry[-1].content
 
 
@@ -184,10 +184,10 @@ async def test_duplicate_tool_names_are_renamed_never_overwritten(tmp_path, sand
 async def test_bad_input_lines_are_named_and_the_rest_still_runs(tmp_path, sandbox):
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps(QUESTION_ROW) + "\n" + '{"domain": \n' + json.dumps({"question": "no domain"}) + "\n")
-    result = await synthesize_envs(ScriptedModel(Script()), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
+    result = await synthesize_envs(FunctionModel(Script()), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False), sandbox=sandbox, show_progress=False)
     assert len(result.envs) == 1
     errors = result.stats.input_errors
-    assert errors[0].startswith(f"{inp}:2: malformed JSON") and errors[1].startswith(f"{inp}:3: domain")
+    assert errors[0].startswith(f"{inp}:2: invalid JSON") and errors[1].startswith(f"{inp}:3: domain")
     assert json.loads((tmp_path / "out" / "stats.json").read_text())["input_errors"] == errors
 
 
@@ -198,7 +198,7 @@ async def test_failing_rows_are_fixed_on_retry_with_the_failure_fed_back(tmp_pat
     script = Script(rows={"get_landmark_city": Script().rows["get_landmark_city"], "get_city_weather": [giveaway, right]})
     result, model = await run(tmp_path, script, sandbox)
     assert len(result.envs) == 1
-    retry = next(r for r in model.requests if "Tool: get_city_weather(" in r[1].content and len(r) > 2)
+    retry = next(r.messages for r in model.requests if "Tool: get_city_weather(" in r.messages[1].content and len(r.messages) > 2)
     assert retry[-2].content == giveaway and "gives one of its answers" in retry[-1].content
 
 
@@ -236,7 +236,7 @@ async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandb
     bad["sub_questions"][1]["question"] = q2
     result, model = await run(tmp_path, Script(decompose=[json.dumps(bad), Script().decompose[0]]), sandbox)
     assert len(result.envs) == 1
-    assert message in model.requests[1][-1].content
+    assert message in model.requests[1].messages[-1].content
 
 
 @pytest.mark.anyio

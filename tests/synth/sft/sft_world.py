@@ -1,24 +1,19 @@
-"""A scripted LLM for the SFT pipeline tests: answers each kind of pipeline prompt plausibly.
+"""The scripted world of the SFT pipeline tests: a reply function answering each kind of pipeline prompt plausibly.
 
 It plays every role the pipeline gives a model — chain proposer, coherence voter, task
 writer, augmenter, scorer, emulator backend, agent and judge — recognising the role from the
-prompt. It is the only test double: MCP servers, sandboxes and files in these tests are real.
-Importable by subprocess tests (this directory on `sys.path`).
+prompt. Wrapped in `agent_sdk.FunctionModel`, it is the only test double: MCP servers, sandboxes
+and files in these tests are real. Importable by subprocess tests (this directory on `sys.path`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from scripted import ScriptedModel  # noqa: E402
-
-from agent_sdk import ChatMessage, ModelResponse, ToolCall, Usage  # noqa: E402
+from agent_sdk import ChatMessage, FunctionModel, ModelResponse, ToolCall, Usage
 
 _TOOL_LINE = re.compile(r"^- (\w[\w-]*)\(", re.MULTILINE)
 
@@ -88,9 +83,9 @@ def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
     raise AssertionError(f"the scripted world has no answer for: {first[:200]!r}")
 
 
-def world_model(name: str = "world") -> ScriptedModel:
-    """A `ScriptedModel` answering with `world_reply`."""
-    return ScriptedModel(world_reply, name=name)
+def world_model(name: str = "world") -> FunctionModel:
+    """A `FunctionModel` answering with `world_reply`."""
+    return FunctionModel(world_reply, name=name)
 
 
 def small_config(**overrides: Any) -> Any:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_sdk import FunctionModel
 from synth.sft import ToolGraph, WalkConfig, check_dependencies, ingest_file, propose_graph, sample_chains, vote_coherence
 from synth.sft._docs import ToolDoc
 
@@ -86,44 +87,44 @@ def test_dependency_check_reads_output_schemas() -> None:
 
 
 @pytest.mark.anyio
-async def test_proposals_build_weighted_edges(script) -> None:
+async def test_proposals_build_weighted_edges() -> None:
     proposals = {"chains": [
         {"task": "Book the cheapest flight to Rome", "tools": ["search_flights", "book_flight"]},
         {"task": "Book and then confirm a seat", "tools": ["search_flights(origin, destination, date)", "book_flight", "get_booking"]},
         {"task": "Fly there and teleport back", "tools": ["search_flights", "teleport"]},
     ]}
     unknown = {"chains": [{"task": "Teleport me to Rome today", "tools": ["teleport", "book_flight"]}]}
-    model = script(json.dumps(unknown), json.dumps(proposals), json.dumps(proposals))
+    model = FunctionModel.from_replies(json.dumps(unknown), json.dumps(proposals), json.dumps(proposals))
     graph, results = await propose_graph(model, TRAVEL, rounds=2, per_round=3)
     assert [r.ok for r in results] == [True, True]
-    assert "unknown: ['teleport']" in model.requests[1][-1].content, "a reply without one usable chain is fed back"
+    assert "unknown: ['teleport']" in model.requests[1].messages[-1].content, "a reply without one usable chain is fed back"
     assert graph.edges["search_flights"] == {"book_flight": 4.0}, "the chain through an unknown tool is never counted"
     assert graph.edges["book_flight"]["get_booking"] == 2.0
     assert graph.starts == {"search_flights": 4.0}
 
 
 @pytest.mark.anyio
-async def test_coherence_vote_needs_a_majority_and_counts_garbage_against(script) -> None:
+async def test_coherence_vote_needs_a_majority_and_counts_garbage_against() -> None:
     yes = json.dumps({"coherent": True, "task": "Find and book a flight", "reason": "connected"})
     no = json.dumps({"coherent": False, "reason": "unrelated steps"})
-    accepted = await vote_coherence(script(yes, no, yes), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    accepted = await vote_coherence(FunctionModel.from_replies(yes, no, yes), TRAVEL, ["search_flights", "book_flight"], voters=3)
     assert accepted.ok and accepted.tasks == ["Find and book a flight", "Find and book a flight"]
     garbage = "I think it is fine"
-    rejected = await vote_coherence(script(yes, garbage, garbage, garbage, no), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    rejected = await vote_coherence(FunctionModel.from_replies(yes, garbage, garbage, garbage, no), TRAVEL, ["search_flights", "book_flight"], voters=3)
     assert not rejected.ok and (rejected.yes, rejected.no, rejected.invalid) == (1, 1, 1)
 
 
 @pytest.mark.anyio
-async def test_votes_copying_the_example_reject_the_chain_with_their_own_code(script) -> None:
+async def test_votes_copying_the_example_reject_the_chain_with_their_own_code() -> None:
     from synth.sft._verify import VOTE_EXAMPLE
 
     assert VOTE_EXAMPLE.value["coherent"] is False, "the example votes against: copying it never passes a chain"
     copied = json.dumps({"coherent": True, "task": "<the user's request>", "reason": "<one sentence>"})
-    verdict = await vote_coherence(script(*[copied] * 9), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    verdict = await vote_coherence(FunctionModel.from_replies(*[copied] * 9), TRAVEL, ["search_flights", "book_flight"], voters=3)
     assert not verdict.ok and verdict.invalid == 3 and verdict.invalid_codes == {"copied_example": 3}
     assert verdict.rejection == "vote_copied_example"
     honest = json.dumps({"coherent": False, "task": "", "reason": "booking needs no search"})
-    mixed = await vote_coherence(script(honest, honest, *[copied] * 3), TRAVEL, ["search_flights", "book_flight"], voters=3)
+    mixed = await vote_coherence(FunctionModel.from_replies(honest, honest, *[copied] * 3), TRAVEL, ["search_flights", "book_flight"], voters=3)
     assert mixed.rejection == "incoherent", "honest no votes outnumber the copy"
 
 

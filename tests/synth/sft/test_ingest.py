@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 from mcp_servers import ArenaServer, LocalSandbox, load_env, serve_app
+from synth.exceptions import SchemaConversionError
 from synth.sft import ingest, ingest_envs, ingest_file, ingest_mcp, to_openai_parameters
-from synth.sft._docs import SchemaConversionError
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from agent_sdk import FunctionModel
 from synth.sft import DIMENSIONS, judge_trajectory
 from synth.sft._report import judge_exclusions
 
@@ -31,8 +32,8 @@ GOOD = {
 
 
 @pytest.mark.anyio
-async def test_scores_seven_dimensions(script) -> None:
-    verdict = await judge_trajectory(script(json.dumps(GOOD)), MESSAGES, error_call_ids={"c2"})
+async def test_scores_seven_dimensions() -> None:
+    verdict = await judge_trajectory(FunctionModel.from_replies(json.dumps(GOOD)), MESSAGES, error_call_ids={"c2"})
     assert verdict.judged and not verdict.missing
     assert set(verdict.dimensions) == set(DIMENSIONS)
     assert verdict.dimensions["tool_call_success"] == 0.5, "one of two calls failed"
@@ -53,8 +54,8 @@ async def test_scores_seven_dimensions(script) -> None:
     ],
     ids=["model_error", "no_json", "missing_score", "wrong_step_count", "out_of_range"],
 )
-async def test_failing_judge_excludes_the_trajectory(script, replies, missing) -> None:
-    verdict = await judge_trajectory(script(*replies), MESSAGES, error_call_ids={"c2"})
+async def test_failing_judge_excludes_the_trajectory(replies, missing) -> None:
+    verdict = await judge_trajectory(FunctionModel.from_replies(*replies), MESSAGES, error_call_ids={"c2"})
     assert not verdict.judged, "a failed judge never passes a trajectory"
     assert verdict.score is None
     assert verdict.missing == missing
@@ -62,10 +63,10 @@ async def test_failing_judge_excludes_the_trajectory(script, replies, missing) -
 
 
 @pytest.mark.anyio
-async def test_judge_retry_recovers_and_exclusion_rates(script) -> None:
-    fixed = await judge_trajectory(script(json.dumps({**GOOD, "conciseness": None}), json.dumps(GOOD)), MESSAGES)
+async def test_judge_retry_recovers_and_exclusion_rates() -> None:
+    fixed = await judge_trajectory(FunctionModel.from_replies(json.dumps({**GOOD, "conciseness": None}), json.dumps(GOOD)), MESSAGES)
     assert fixed.judged, "the missing score is fed back and the retry fills it"
-    failed = await judge_trajectory(script(*[json.dumps({**GOOD, "final_answer": "great"})] * 3), MESSAGES)
+    failed = await judge_trajectory(FunctionModel.from_replies(*[json.dumps({**GOOD, "final_answer": "great"})] * 3), MESSAGES)
     stats = judge_exclusions([{"id": "a", **fixed.model_dump()}, {"id": "b", **failed.model_dump()}])
     assert stats["unjudged"] == 1 and stats["unjudged_rate"] == 0.5
     assert stats["per_dimension"]["final_answer"] == {"missing": 1, "exclusion_rate": 0.5}
@@ -73,17 +74,17 @@ async def test_judge_retry_recovers_and_exclusion_rates(script) -> None:
 
 
 @pytest.mark.anyio
-async def test_a_judge_copying_its_example_is_rejected_with_its_own_code(script) -> None:
+async def test_a_judge_copying_its_example_is_rejected_with_its_own_code() -> None:
     from synth.sft._judge import judge_example
 
     example = judge_example(2)
     assert all(v == 0 for k, v in example.value.items() if k in ("query_understanding", "final_answer")), "the example fails the export bar"
     placeholder = json.dumps({**GOOD, "reason": "<one sentence>"})
     for copy in (example.text, placeholder):
-        model = script(copy, copy, copy)
+        model = FunctionModel.from_replies(copy, copy, copy)
         verdict = await judge_trajectory(model, MESSAGES, error_call_ids={"c2"})
         assert not verdict.judged and verdict.score is None and verdict.failure_code == "copied_example"
-        assert "copied the format example" in model.requests[1][-1].content, "the retry says why"
+        assert "copied the format example" in model.requests[1].messages[-1].content, "the retry says why"
 
 
 def test_the_judge_schema_asks_exactly_one_score_per_step() -> None:

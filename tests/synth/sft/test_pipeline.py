@@ -21,10 +21,10 @@ from typing import Any
 
 import anyio
 import pytest
-
-import agent_sdk
 from sft_world import small_config, world_model
 
+import agent_sdk
+from agent_sdk import FunctionModel, read_jsonl
 from synth.sft import DIMENSIONS, SftPipeline
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,7 +37,7 @@ SOURCES = [
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_jsonl(path).values
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +134,7 @@ def test_sft_jsonl_loads_in_trl(run_dir: tuple[Path, dict[str, Any]], tmp_path: 
 
 
 def test_sft_parquet_loads_in_verl(run_dir: tuple[Path, dict[str, Any]]) -> None:
-    from agent_sdk.verl_dataset import JsonMultiTurnSFTDataset
+    from rl.verl import JsonMultiTurnSFTDataset
 
     out, _ = run_dir
     tokenizer = _tokenizer(out / "sft.jsonl")
@@ -149,8 +149,7 @@ def test_failing_judge_excludes_in_the_pipeline(run_dir: tuple[Path, dict[str, A
     source, _ = run_dir
     out = tmp_path / "rejudge"
     shutil.copytree(source, out, ignore=shutil.ignore_patterns("judged.jsonl", "judge_verdicts.jsonl", "exported.jsonl", "rejected.jsonl", "cache"))
-    judge = world_model("broken-judge")
-    judge.fn = lambda messages, tools, settings: '{"query_understanding": 9, "reason": "rest omitted"}'
+    judge = FunctionModel(lambda messages, tools, settings: '{"query_understanding": 9, "reason": "rest omitted"}', name="broken-judge")
     pipeline = SftPipeline(out, world_model(), config=small_config(), judge_model=judge, show_progress=False)
     stats = anyio.run(pipeline.run, None, ["judge", "export"])
     funnel = stats["extra"]["funnel"]
@@ -165,8 +164,7 @@ def test_failing_judge_excludes_in_the_pipeline(run_dir: tuple[Path, dict[str, A
 
 def _rejudge(source: Path, out: Path, reply: Any) -> tuple[dict[str, Any], Any]:
     shutil.copytree(source, out, ignore=shutil.ignore_patterns("judged.jsonl", "judge_verdicts.jsonl", "exported.jsonl", "rejected.jsonl", "cache"))
-    judge = world_model("judge")
-    judge.fn = lambda messages, tools, settings: reply
+    judge = FunctionModel(lambda messages, tools, settings: reply, name="judge")
     pipeline = SftPipeline(out, world_model(), config=small_config(), judge_model=judge, show_progress=False)
     return anyio.run(pipeline.run, None, ["judge", "export"]), judge
 
@@ -194,16 +192,16 @@ def test_a_judge_prompt_that_cannot_fit_is_terminal_and_counted(run_dir: tuple[P
 
 _CHILD = """
 import sys, anyio
-sys.path[:0] = [{here!r}, {parent!r}]
+sys.path.insert(0, {here!r})
 from sft_world import small_config, world_reply
-from scripted import ScriptedModel
+from agent_sdk import FunctionModel
 from synth.sft import SftPipeline
 
 async def slow(messages, tools, settings):
     await anyio.sleep(0.1)
     return world_reply(messages, tools, settings)
 
-pipeline = SftPipeline({out!r}, ScriptedModel(slow), config=small_config(), show_progress=False)
+pipeline = SftPipeline({out!r}, FunctionModel(slow), config=small_config(), show_progress=False)
 anyio.run(pipeline.run, {sources!r})
 """
 
@@ -212,7 +210,7 @@ def test_resume_after_kill(run_dir: tuple[Path, dict[str, Any]], tmp_path: Path)
     clean, _ = run_dir
     out = tmp_path / "killed"
     here = Path(__file__).resolve().parent
-    code = _CHILD.format(here=str(here), parent=str(here.parent), out=str(out), sources=SOURCES)
+    code = _CHILD.format(here=str(here), out=str(out), sources=SOURCES)
     child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, start_new_session=True)
     deadline = time.monotonic() + 240
     try:
@@ -236,8 +234,7 @@ def test_resume_after_kill(run_dir: tuple[Path, dict[str, Any]], tmp_path: Path)
 
 
 def test_endpoint_outage_is_retried_not_rejected(tmp_path: Path) -> None:
-    down = world_model("down")
-    down.fn = lambda messages, tools, settings: ConnectionError("endpoint unreachable")
+    down = FunctionModel(lambda messages, tools, settings: ConnectionError("endpoint unreachable"), name="down")
     source = [str(ROOT / "examples" / "tool_docs" / "travel_desk.json")]
     stats = anyio.run(SftPipeline(tmp_path, down, config=small_config(), show_progress=False).run, source, ["ingest", "graph"])
     assert stats["extra"]["deferred_model_errors_last_run"] == {"graphs": 1}

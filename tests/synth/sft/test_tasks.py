@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_sdk import FunctionModel
 from synth.sft import TaskScores, TaskThresholds, ingest_file
 from synth.sft._tasks import augment, chain_tasks, detect_language, load_personas, pick_persona, score_task, server_tasks
 
@@ -15,55 +16,55 @@ TRAVEL = ingest_file(ROOT / "examples" / "tool_docs" / "travel_desk.json").serve
 
 
 @pytest.mark.anyio
-async def test_server_tasks_drop_invalid_ones(script) -> None:
+async def test_server_tasks_drop_invalid_ones() -> None:
     reply = {"tasks": [
         {"question": "Find me a flight SFO to JFK on June 1 and book it for Ana Silva.", "tools": ["search_flights", "book_flight"]},
         {"question": "Teleport me to JFK and book a seat for Ana Silva.", "tools": ["teleport", "book_flight"]},
         {"question": "帮我查一下明天从上海到北京的航班并预订。", "tools": ["search_flights", "book_flight"]},
     ]}
-    tasks, result = await server_tasks(script(json.dumps(reply)), TRAVEL, n=3, k=2)
+    tasks, result = await server_tasks(FunctionModel.from_replies(json.dumps(reply)), TRAVEL, n=3, k=2)
     assert result.ok and [t.question for t in tasks] == [reply["tasks"][0]["question"]]
     assert tasks[0].kind == "server" and tasks[0].target_tools == ["search_flights", "book_flight"]
 
 
 @pytest.mark.anyio
-async def test_chain_tasks_in_the_wrong_language_fail_closed(script) -> None:
+async def test_chain_tasks_in_the_wrong_language_fail_closed() -> None:
     chinese = json.dumps({"questions": ["请帮我预订从旧金山到纽约的航班，然后取消它。"]})
-    tasks, result = await chain_tasks(script(chinese, chinese, chinese), TRAVEL, ["search_flights", "book_flight"], [], n=1)
+    tasks, result = await chain_tasks(FunctionModel.from_replies(chinese, chinese, chinese), TRAVEL, ["search_flights", "book_flight"], [], n=1)
     assert tasks == [] and result.reason_code == "invalid_output"
     assert "must be in 'en'" in result.detail
     assert detect_language("请帮我预订航班") == "zh" and detect_language("Book a flight to Paris") == "en"
 
 
 @pytest.mark.anyio
-async def test_augmentation_and_scores(script) -> None:
+async def test_augmentation_and_scores() -> None:
     personas = load_personas(ROOT / "examples" / "personas.jsonl")
     assert len(personas) >= 10
     base_reply = json.dumps({"questions": ["Find the cheapest SFO to JFK flight on 2025-06-01 and book it for Ana Silva."]})
-    (base,), _ = await chain_tasks(script(base_reply), TRAVEL, ["search_flights", "book_flight"], ["book a cheap flight"], n=1)
+    (base,), _ = await chain_tasks(FunctionModel.from_replies(base_reply), TRAVEL, ["search_flights", "book_flight"], ["book a cheap flight"], n=1)
     persona = pick_persona(personas, base.id, seed=0)
     assert persona == pick_persona(personas, base.id, seed=0), "the persona choice is seeded"
-    model = script(json.dumps({"question": "As a retired teacher, I need the cheapest SFO-JFK flight on June 1 booked for Ana Silva."}))
+    model = FunctionModel.from_replies(json.dumps({"question": "As a retired teacher, I need the cheapest SFO-JFK flight on June 1 booked for Ana Silva."}))
     rewritten, _ = await augment(model, base, "persona", persona=persona)
     assert rewritten.parent == base.id and rewritten.augmentation == "persona" and rewritten.target_tools == base.target_tools
-    assert persona in model.requests[0][-1].content
-    scores = await score_task(script(json.dumps({"question_quality": 5, "scenario_realism": 4, "tool_necessity": 2})), TRAVEL, rewritten)
+    assert persona in model.requests[0].messages[-1].content
+    scores = await score_task(FunctionModel.from_replies(json.dumps({"question_quality": 5, "scenario_realism": 4, "tool_necessity": 2})), TRAVEL, rewritten)
     assert TaskThresholds().failures(scores.value) == ["tool_necessity"]
     assert TaskThresholds().failures(TaskScores(question_quality=3, scenario_realism=3, tool_necessity=3)) == []
-    garbage = await score_task(script("great question", "10/10", "yes"), TRAVEL, rewritten)
+    garbage = await score_task(FunctionModel.from_replies("great question", "10/10", "yes"), TRAVEL, rewritten)
     assert garbage.value is None and garbage.reason_code == "no_json", "an unparseable score rejects, never passes"
 
 
 @pytest.mark.anyio
-async def test_copied_examples_fail_task_writing_and_scoring(script) -> None:
+async def test_copied_examples_fail_task_writing_and_scoring() -> None:
     from synth.sft._tasks import SCORE_EXAMPLE, questions_example, server_tasks_schema
 
     copy = questions_example(1).text
-    tasks, result = await chain_tasks(script(copy, copy, copy), TRAVEL, ["search_flights", "book_flight"], [], n=1)
+    tasks, result = await chain_tasks(FunctionModel.from_replies(copy, copy, copy), TRAVEL, ["search_flights", "book_flight"], [], n=1)
     assert tasks == [] and result.reason_code == "copied_example"
-    (base,), _ = await chain_tasks(script(json.dumps({"questions": ["Book the cheapest SFO to JFK flight on June 1 for Ana Silva."]})), TRAVEL, ["search_flights", "book_flight"], [], n=1)
+    (base,), _ = await chain_tasks(FunctionModel.from_replies(json.dumps({"questions": ["Book the cheapest SFO to JFK flight on June 1 for Ana Silva."]})), TRAVEL, ["search_flights", "book_flight"], [], n=1)
     assert TaskThresholds().failures(TaskScores.model_validate(SCORE_EXAMPLE.value)) == ["question_quality", "scenario_realism", "tool_necessity"]
-    scored = await score_task(script(*[SCORE_EXAMPLE.text] * 3), TRAVEL, base)
+    scored = await score_task(FunctionModel.from_replies(*[SCORE_EXAMPLE.text] * 3), TRAVEL, base)
     assert scored.value is None and scored.reason_code == "copied_example"
     schema = server_tasks_schema({"search_flights", "book_flight", "cancel_booking"}, n=2, k=2)
     tools = schema["properties"]["tasks"]["items"]["properties"]["tools"]

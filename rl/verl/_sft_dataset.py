@@ -1,10 +1,10 @@
-"""veRL adapter: `MultiTurnSFTDataset` over the SFT parquet that `write_sft_parquet` writes.
+"""veRL's SFT dataset over the SFT parquet that `agent_sdk.write_sft_parquet` writes.
 
 veRL's reader hands each cell to the chat template as stored; our columns are JSON (so that
 rows with different tool schemas stay exact), so this subclass decodes them right after
 veRL reads the files. Select it in a veRL SFT config with::
 
-    data.custom_cls.path=<path of this file>   # python -c "import agent_sdk.verl_dataset as m; print(m.__file__)"
+    data.custom_cls.path=pkg://rl.verl
     data.custom_cls.name=JsonMultiTurnSFTDataset
 
 Importing this module needs veRL (extra `verl`).

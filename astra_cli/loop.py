@@ -41,8 +41,8 @@ def loop(
     """Synthesize, verify, cold-start SFT, GRPO, then evaluate base vs trained on unseen environments; writes report.md."""
     import anyio
 
-    from recipe import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
-    from recipe import preset as find_preset
+    from astra_loop import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
+    from astra_loop import preset as find_preset
 
     def fields(path: Path | None, option: str) -> dict:
         try:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("mcp_servers", "agent_sdk", "synth", "rl", "recipe", "astra_cli")
+PACKAGES = ("mcp_servers", "agent_sdk", "synth", "rl", "astra_loop", "astra_cli")
 IMPORTERS = (*PACKAGES, "bench", "evals")
 
 
@@ -57,7 +57,7 @@ def test_no_package_imports_another_packages_private_modules() -> None:
     [
         ("from rl.verl._config import VerlRecipe\n", "astra_cli", ["rl.verl._config.VerlRecipe"]),
         ("import agent_sdk._serve\n", "bench", ["agent_sdk._serve"]),
-        ("from synth.env import _schemas\n", "recipe", ["synth.env._schemas"]),
+        ("from synth.env import _schemas\n", "astra_loop", ["synth.env._schemas"]),
         ("from rl._episode import McpEpisode\n", "rl", []),
         ("from rl.verl import VerlRecipe\nfrom harness._parallel import play_trials\n", "evals", []),
     ],
@@ -115,3 +115,16 @@ def test_the_cycle_check_sees_a_type_checking_cycle() -> None:
     }
     assert import_cycle(sources) == ["pkg._a", "pkg._b", "pkg._a"]
     assert import_cycle({k: v for k, v in sources.items() if k != "pkg._b"}) == []
+
+
+def test_every_package_imports_from_outside_the_checkout(tmp_path) -> None:
+    # Installed dependencies ship top-level directories of their own (transferqueue, a veRL
+    # dependency, installs a `recipe/` namespace): a package of ours by such a name is shadowed
+    # for every console script, while tests run from the checkout still find it.
+    import subprocess
+    import sys
+
+    code = "import importlib, sys; print([importlib.import_module(p).__file__ for p in sys.argv[1:]])"
+    found = subprocess.run([sys.executable, "-c", code, *PACKAGES], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    files = ast.literal_eval(found)
+    assert all(f is not None and Path(f).resolve().is_relative_to(REPO) for f in files), dict(zip(PACKAGES, files))

@@ -52,7 +52,7 @@ def test_training_set_is_varied_and_separate_from_the_evaluation_set() -> None:
     assert len({e.spec.id for e in train}) == len(train)
     assert not {e.spec.id for e in train} & {e.spec.id for e in evaluation}
     assert not {p.name for p in find_envs(EXAMPLES / "train_envs")} & {p.name for p in find_envs(EXAMPLES / "envs")}
-    # The loop's audit also compares embeddings (recipe/overlap.py); exact copies are caught here without a model.
+    # The loop's audit also compares embeddings (astra_loop/overlap.py); exact copies are caught here without a model.
     eval_questions = {normalize_answer(e.spec.task.question) for e in evaluation}
     train_questions = {normalize_answer(q) for e in train for q in [e.spec.task.question, *(s.question for s in e.spec.subtasks)]}
     assert not train_questions & eval_questions

@@ -5,14 +5,14 @@ re-run after a kill resumes at the first unfinished stage. `report.md` shows the
 GRPO reward curve and the per-environment before/after table.
 """
 
-from recipe.cold_start import ColdStartData, cold_start_data
-from recipe.config import EXAMPLE_ENVS, PRESETS, Layout, LoopConfig, LoopPreset, preset
-from recipe.evaluate import EpisodeScore, EvalResult, evaluate, open_model
-from recipe.exceptions import LoopConfigError, OverlapError, RecipeError, StageError
-from recipe.loop import STAGE_NAMES, run_loop
-from recipe.overlap import Overlap, Question, check_separation, find_overlaps
-from recipe.report import render_report
-from recipe.stages import Stage, StageBook, StageRecord, run_stages
+from astra_loop.cold_start import ColdStartData, cold_start_data
+from astra_loop.config import EXAMPLE_ENVS, PRESETS, Layout, LoopConfig, LoopPreset, preset
+from astra_loop.evaluate import EpisodeScore, EvalResult, evaluate, open_model
+from astra_loop.exceptions import LoopConfigError, OverlapError, RecipeError, StageError
+from astra_loop.loop import STAGE_NAMES, run_loop
+from astra_loop.overlap import Overlap, Question, check_separation, find_overlaps
+from astra_loop.report import render_report
+from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
 
 __all__ = [
     "EXAMPLE_ENVS",

@@ -27,13 +27,13 @@ from typing import Any
 
 import anyio
 
-from recipe.cold_start import cold_start_data
-from recipe.config import Layout, LoopConfig
-from recipe.evaluate import evaluate, open_model
-from recipe.exceptions import LoopConfigError, StageError
-from recipe.overlap import check_separation
-from recipe.report import render_report
-from recipe.stages import Stage, StageBook, StageRecord, run_stages
+from astra_loop.cold_start import cold_start_data
+from astra_loop.config import Layout, LoopConfig
+from astra_loop.evaluate import evaluate, open_model
+from astra_loop.exceptions import LoopConfigError, StageError
+from astra_loop.overlap import check_separation
+from astra_loop.report import render_report
+from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
 
 ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
 """`open_model(target, *, concurrency, settings=None, name=None)`: a `ChatModel` for a target, as a context manager."""
@@ -147,13 +147,16 @@ class _Loop:
         return str(record.summary["model_dir"])
 
     async def grpo(self) -> dict[str, Any]:
-        from rl import DistractorConfig, prepare
+        from rl import DistractorConfig, PromptLimit, get_preset, prepare
 
         cfg, p = self.config, self.preset
         model = self._cold_start_model()
+        # Rows whose prompt (tools and distractors included) exceeds the trainer's limit are rejected, not truncated.
+        limit = PromptLimit(tokenizer=model, max_prompt_length=get_preset(p.name).grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(
             lambda: prepare(self.layout.train_envs, self.layout.rl_data, seed=cfg.seed,
-                            distractors=DistractorConfig(mode="banded", seed=cfg.seed), embedder=self._embedder())
+                            distractors=DistractorConfig(mode="banded", seed=cfg.seed), embedder=self._embedder(),
+                            prompt_limit=limit)
         )
         if cfg.engine == "verl":
             from rl.verl import VerlRecipe, launch_verl, require_gpu
@@ -193,7 +196,7 @@ class _Loop:
 
     async def evaluate(self) -> dict[str, Any]:
         from agent_sdk import SamplingSettings
-        from recipe.evaluate import EvalResult
+        from astra_loop.evaluate import EvalResult
 
         await anyio.to_thread.run_sync(self._check_separation)
         p, results = self.preset, {}

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field, computed_field
 
-from recipe.exceptions import LoopConfigError
+from astra_loop.exceptions import LoopConfigError
 
 
 class EpisodeScore(BaseModel):

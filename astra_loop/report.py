@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_sdk import read_jsonl
-from recipe.config import Layout
-from recipe.evaluate import EvalResult
-from recipe.stages import StageBook
+from astra_loop.config import Layout
+from astra_loop.evaluate import EvalResult
+from astra_loop.stages import StageBook
 
 _NOISE = 0.05
 """Per-environment change below which a difference is called noise (one greedy episode per environment)."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from recipe.exceptions import LoopConfigError, RecipeError, StageError
+from astra_loop.exceptions import LoopConfigError, RecipeError, StageError
 
 StageFn = Callable[[], Awaitable[dict[str, Any]]]
 """A stage body: does its work, returns a summary of its outputs (stored in its record)."""

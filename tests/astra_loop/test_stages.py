@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recipe import LoopConfigError, Stage, StageBook, StageError, run_stages
+from astra_loop import LoopConfigError, Stage, StageBook, StageError, run_stages
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ import pytest
 
 from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import load_env
-from recipe import cold_start_data, evaluate
+from astra_loop import cold_start_data, evaluate
 
 pytestmark = pytest.mark.anyio
 

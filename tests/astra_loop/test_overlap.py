@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from recipe import OverlapError, Question, check_separation, find_overlaps
-from recipe.overlap import question_overlaps
+from astra_loop import OverlapError, Question, check_separation, find_overlaps
+from astra_loop.overlap import question_overlaps
 from rl import Embedder
 
 pytestmark = pytest.mark.slow

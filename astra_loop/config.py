@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from recipe.exceptions import LoopConfigError
+from astra_loop.exceptions import LoopConfigError
 
 EXAMPLE_ENVS = Path(__file__).resolve().parents[1] / "examples" / "envs"
 """The default evaluation set: environments no stage of the loop trains on."""

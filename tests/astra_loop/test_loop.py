@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from agent_sdk import FunctionModel
 from astra_cli import app
-from recipe import LoopConfig, LoopConfigError, OverlapError, StageBook, StageError, StageRecord, preset, run_loop
+from astra_loop import LoopConfig, LoopConfigError, OverlapError, StageBook, StageError, StageRecord, preset, run_loop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent_sdk import read_jsonl
 from mcp_servers import find_envs, load_env, normalize_answer
-from recipe.exceptions import OverlapError
+from astra_loop.exceptions import OverlapError
 
 
 class Question(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recipe import (
+from astra_loop import (
     STAGE_NAMES,
     EpisodeScore,
     EvalResult,

@@ -107,13 +107,19 @@ class _Loop:
         self.layout.verify_json.write_text(report.to_json() + "\n", encoding="utf-8")
         shutil.rmtree(self.layout.train_envs, ignore_errors=True)
         self.layout.train_envs.mkdir(parents=True)
-        passed = [r for r in report.envs if r.passed and r.path]
+        # One copy per environment id: synthesis is deterministic, so a --train-envs directory from an
+        # earlier run over the same rows holds the very environments this run synthesized.
+        passed: list[Any] = []
+        for r in report.envs:
+            if r.passed and r.path and r.env_id not in {p.env_id for p in passed}:
+                passed.append(r)
         for r in passed:
             shutil.copytree(r.path, self.layout.train_envs / f"{Path(r.path).name}-{r.env_id}")
         if not passed:
             raise StageError(f"no environment passed verification ({len(report.envs)} checked; see {self.layout.verify_json})")
         codes = Counter(code for r in report.envs for code in r.codes)
-        return {"checked": len(report.envs), "passed": len(passed), "failed": report.failed, "codes": dict(codes)}
+        duplicates = sum(r.passed and bool(r.path) for r in report.envs) - len(passed)
+        return {"checked": len(report.envs), "passed": len(passed), "duplicates": duplicates, "failed": report.failed, "codes": dict(codes)}
 
     def _check_separation(self) -> int:
         return check_separation(

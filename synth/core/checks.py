@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from synth.core.structured import StructuredResult
+from synth.core.structured import StructuredResult, enforces_schema
 
 __all__ = ["COPIED_EXAMPLE", "CheckOutcome", "PromptExample", "ReplyCheck"]
 
@@ -89,6 +89,14 @@ class PromptExample:
     def text(self) -> str:
         """The example as it appears in the prompt (compact JSON)."""
         return json.dumps(self.value, ensure_ascii=False)
+
+    def format_lines(self, model: object, lead: str = "Format (replace every value with your own):") -> str:
+        """The prompt's format lines, or "" when `model` enforces the output schema.
+
+        An enforced schema already fixes the format, and shown values anchor a small model: the
+        embedded 0.5B gave a judge example's scores back as its own verdict.
+        """
+        return "" if enforces_schema(model) else f"{lead}\n{self.text}"
 
     def copied(self, reply: BaseModel | Mapping[str, Any]) -> bool:
         """Whether `reply` equals the example or repeats one of its markers."""

@@ -125,9 +125,8 @@ Score each from 0 (worst) to 10 (best):
 - tool_call_planning: {steps} scores, one per tool step: was that the right tool with the right arguments?
 - conciseness: no needless calls, repetition or chatter?
 - final_answer: relevant, complete, and only facts the tools returned?
-reason: one sentence.
-Format (replace every value with your own):
-{example}"""
+reason (first): one sentence on what went right and what went wrong.
+{format}"""
 
 
 def judge_example(steps: int) -> PromptExample:
@@ -149,10 +148,11 @@ def judge_schema(steps: int) -> dict[str, Any]:
     """The judge's reply for `steps` tool steps: integer scores 0..10, exactly `steps` per list."""
     score = {"type": "integer", "minimum": 0, "maximum": 10}
     per_step = {"type": "array", "items": score, "minItems": steps, "maxItems": steps}
-    properties: dict[str, Any] = {key: score for key in _SCALAR[:2]}
+    # The reason comes first: a small model that scores before it reasons gives every trajectory the same marks.
+    properties: dict[str, Any] = {"reason": {"type": "string", "minLength": 1, "maxLength": 300}}
+    properties |= {key: score for key in _SCALAR[:2]}
     properties |= {key: per_step for key in _PER_STEP}
     properties |= {key: score for key in _SCALAR[2:]}
-    properties["reason"] = {"type": "string", "minLength": 1, "maxLength": 300}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
@@ -195,7 +195,7 @@ async def judge_trajectory(
 
     example = judge_example(n)
     guard = ReplyCheck(example, check=check)
-    prompt = _PROMPT.format(steps=n, conversation=render(messages), example=example.text)
+    prompt = _PROMPT.format(steps=n, conversation=render(messages), format=example.format_lines(model))
     result = guard.settle(
         await ask_structured(
             model,

@@ -145,9 +145,8 @@ Score each from 1 (bad) to 5 (excellent); be strict:
 - question_quality: clear, specific, self-contained, answerable;
 - scenario_realism: a real person would ask it;
 - tool_necessity: it cannot be answered without calling those tools.
-reason: one sentence.
-Format (replace every value with your own):
-{example}"""
+reason (first): one sentence.
+{format}"""
 
 SCORE_EXAMPLE = PromptExample({"question_quality": 1, "scenario_realism": 1, "tool_necessity": 1, "reason": "<one sentence>"})
 """The scoring format: ones, below every threshold."""
@@ -155,10 +154,10 @@ SCORE_EXAMPLE = PromptExample({"question_quality": 1, "scenario_realism": 1, "to
 SCORE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        **{k: {"type": "integer", "minimum": 1, "maximum": 5} for k in ("question_quality", "scenario_realism", "tool_necessity")},
         "reason": {"type": "string", "minLength": 1, "maxLength": 300},
+        **{k: {"type": "integer", "minimum": 1, "maximum": 5} for k in ("question_quality", "scenario_realism", "tool_necessity")},
     },
-    "required": ["question_quality", "scenario_realism", "tool_necessity", "reason"],
+    "required": ["reason", "question_quality", "scenario_realism", "tool_necessity"],
     "additionalProperties": False,
 }
 
@@ -343,7 +342,7 @@ def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
 async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_tokens: int = 300) -> StructuredResult[TaskScores]:
     """Score `task`; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
     prompt = _SCORE.format(
-        name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools), example=SCORE_EXAMPLE.text
+        name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools), format=SCORE_EXAMPLE.format_lines(model)
     )
     guard = ReplyCheck(SCORE_EXAMPLE)
     return guard.settle(

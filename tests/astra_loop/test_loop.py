@@ -37,6 +37,16 @@ async def test_the_loop_runs_verify_and_audit_then_resumes_without_redoing_them(
     assert events == [("synth", "skip"), ("verify", "skip"), ("audit", "skip")]
 
 
+async def test_the_same_environment_given_twice_is_trained_on_once(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    # a --train-envs directory from an earlier synthesis over the same rows holds the same environments
+    again = tmp_path / "again"
+    shutil.copytree(train_envs, again)
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs, again], eval_envs=eval_envs)
+    records = await run_loop(config, until="verify")
+    assert records[1].summary["passed"] == 2 and records[1].summary["duplicates"] == 2
+    assert len(list((tmp_path / "run" / "train_envs").glob("*/env.json"))) == 2
+
+
 async def test_training_on_an_eval_environment_stops_the_loop_before_training(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
     shutil.copytree(eval_envs / "weather_forecast", train_envs / "weather_copy")
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)

@@ -25,6 +25,7 @@ def loop(
     train_envs: Annotated[list[Path] | None, typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
     eval_envs: Annotated[Path | None, typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
     preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
+    preset_config: Annotated[Path | None, typer.Option("--preset-config", help="JSON file of preset fields overriding the preset's (e.g. grpo_steps, sft_epochs).")] = None,
     engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: trl (one machine) or verl (GPUs).")] = LoopEngine.trl,
     model: Annotated[str, typer.Option("--model", help="Policy: 'embedded', a model directory or a .gguf.")] = "embedded",
     base_endpoint: Annotated[str | None, typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --model.")] = None,
@@ -40,7 +41,9 @@ def loop(
 ) -> None:
     """Synthesize, verify, cold-start SFT, GRPO, then evaluate base vs trained on unseen environments; writes report.md."""
     import anyio
+    from pydantic import ValidationError
 
+    from agent_sdk import format_validation_error
     from astra_loop import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
     from astra_loop import preset as find_preset
 
@@ -51,9 +54,14 @@ def loop(
             raise typer.BadParameter(f"{path}: {exc}", param_hint=option) from exc
 
     try:
+        base = find_preset(preset)
+        try:
+            sized = type(base).model_validate({**base.model_dump(), **fields(preset_config, "--preset-config")})
+        except ValidationError as exc:
+            raise typer.BadParameter(format_validation_error(exc), param_hint="--preset-config") from exc
         config = LoopConfig(
             out=out, knowledge=knowledge or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [],
-            eval_envs=eval_envs or EXAMPLE_ENVS, preset=find_preset(preset), engine=engine.value, policy=model,
+            eval_envs=eval_envs or EXAMPLE_ENVS, preset=sized, engine=engine.value, policy=model,
             base_endpoint=base_endpoint, synth_config=fields(synth_config, "--synth-config"), sft_config=fields(sft_config, "--sft-config"),
             trained_model=trained_model, generator=base_url, generator_model=llm_model, overlap_threshold=overlap_threshold, seed=seed,
         )

@@ -40,6 +40,8 @@ class LoopPreset(BaseModel):
     eval_concurrency: int = Field(ge=1, description="Evaluation episodes in flight at once.")
     eval_max_tokens: int = Field(ge=16, description="Reply budget of one model request during evaluation.")
     torch_threads: int | None = Field(default=None, ge=1, description="CPU threads for torch (None: torch's choice).")
+    grpo_top_layers: int | None = Field(default=None, ge=1, description="GRPO trains only the last N decoder layers (None: all).")
+    distractors_per_band: int = Field(default=2, ge=0, description="Banded distractor tools per band and in-scope tool (ASTRA: 2).")
 
 
 PRESETS: dict[str, LoopPreset] = {

@@ -161,7 +161,7 @@ class _Loop:
         limit = PromptLimit(tokenizer=model, max_prompt_length=get_preset(p.name).grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(
             lambda: prepare(self.layout.train_envs, self.layout.rl_data, seed=cfg.seed,
-                            distractors=DistractorConfig(mode="banded", seed=cfg.seed), embedder=self._embedder(),
+                            distractors=DistractorConfig(mode="banded", per_band=p.distractors_per_band, seed=cfg.seed), embedder=self._embedder(),
                             prompt_limit=limit)
         )
         if cfg.engine == "verl":
@@ -182,6 +182,7 @@ class _Loop:
             data_dir=self.layout.rl_data, envs_dir=self.layout.train_envs, output_dir=self.layout.grpo, model=model,
             max_steps=p.grpo_steps, prompts_per_step=p.prompts_per_step, group_size=p.group_size, lr=p.grpo_lr,
             max_completion_length=p.max_completion_length, max_turns=p.max_turns, seed=cfg.seed, torch_threads=p.torch_threads,
+            train_top_layers=p.grpo_top_layers,
         )
         report = await anyio.to_thread.run_sync(lambda: train_grpo(recipe))
         return {

@@ -122,3 +122,26 @@ def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
     lm.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids(tokenizer.eos_token)
     lm.generation_config.pad_token_id = tokenizer.convert_tokens_to_ids(tokenizer.pad_token)
     return lm, tokenizer
+
+
+def train_top_layers(model: Any, layers: int) -> int:
+    """Freeze all but the last `layers` decoder layers and the final norm; returns the trainable parameter count.
+
+    A CPU sizing: backward then stops at the lowest trained layer, so a GRPO step of the 0.5B
+    policy costs little more than its forward passes. Embeddings (tied to the LM head in Qwen2.5)
+    stay frozen.
+
+    Raises:
+        TrainingSetupError: when the model has no `model.layers` stack or `layers` is out of range.
+    """
+    body = getattr(model, "model", None)
+    stack = getattr(body, "layers", None)
+    if stack is None:
+        raise TrainingSetupError(f"{type(model).__name__}: no decoder layer stack (model.layers) to train the top of")
+    if not 1 <= layers <= len(stack):
+        raise TrainingSetupError(f"train_top_layers={layers}: the model has {len(stack)} decoder layers")
+    model.requires_grad_(False)
+    for module in [*stack[-layers:], getattr(body, "norm", None)]:
+        if module is not None:
+            module.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -55,6 +55,9 @@ class TrlRecipe(BaseModel):
     torch_threads: int | None = Field(
         default=None, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
     )
+    train_top_layers: int | None = Field(
+        default=None, ge=1, description="Train only the last N decoder layers (a CPU sizing; None: the whole model)."
+    )
 
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> TrlRecipe:
@@ -135,7 +138,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     except ImportError as exc:
         raise TrainingSetupError(f"TRL training needs the `train` extra: {exc}") from exc
     from mcp_servers import ArenaServer, LocalSandbox, serve_app
-    from rl._models import ensure_tool_template, load_model
+    from rl._models import ensure_tool_template, load_model, train_top_layers
     from rl.trl._env import environment_factories, f1_reward_func
     from rl.trl._parsing import agent_response_parser
 
@@ -155,6 +158,8 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
 
         torch.set_num_threads(recipe.torch_threads)
     model, tokenizer = load_model(recipe.model)
+    if recipe.train_top_layers is not None:
+        train_top_layers(model, recipe.train_top_layers)
     ensure_tool_template(tokenizer)
     recipe.output_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = recipe.output_dir / "metrics.jsonl"

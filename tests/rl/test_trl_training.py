@@ -179,3 +179,16 @@ def test_grpo_batch_filling_stops_an_all_flat_streak_at_its_cap(tmp_path):
     with pytest.raises(BatchFillingError, match="cap of 2 generation rounds") as caught:
         trainer.train()
     assert caught.value.streak == len(seen) == 4
+
+
+def test_training_only_the_top_layers_freezes_everything_below():
+    from rl._models import load_model, train_top_layers
+    from rl.exceptions import TrainingSetupError
+
+    model, _ = load_model(SMOLLM2)
+    layers = model.model.layers
+    trainable = train_top_layers(model, 2)
+    assert trainable == sum(p.numel() for m in (*layers[-2:], model.model.norm) for p in m.parameters())
+    assert not any(p.requires_grad for p in layers[0].parameters()) and not model.model.embed_tokens.weight.requires_grad
+    with pytest.raises(TrainingSetupError, match=f"has {len(layers)} decoder layers"):
+        train_top_layers(model, len(layers) + 1)

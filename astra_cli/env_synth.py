@@ -112,6 +112,7 @@ def synth(
     c = stats.llm_last_run
     typer.echo(
         f"{stats.outputs} environments in {out / 'envs'}; this run: {c.calls} LLM calls ({c.cache_hits} cached, {c.errors} failed), "
+        f"{c.syntax_failures} of {c.structured_replies} structured replies failed on syntax, "
         f"{c.prompt_tokens}+{c.completion_tokens} tokens, {stats.wall_time_s_last_run:.1f} s"
     )
     if report:

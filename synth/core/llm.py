@@ -26,6 +26,10 @@ class LLMCounts(BaseModel):
     errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    structured_replies: int = 0
+    """Replies to structured requests (cache hits included), each parsed and validated once."""
+    syntax_failures: int = 0
+    """Of those, replies that held no JSON (`no_json`) or broke the schema (`invalid_output`)."""
 
     def __add__(self, other: LLMCounts) -> LLMCounts:
         return LLMCounts(**{k: getattr(self, k) + getattr(other, k) for k in LLMCounts.model_fields})
@@ -83,6 +87,11 @@ class MeteredModel:
         if key is not None and self.cache is not None:
             self.cache.put(key, response)
         return response
+
+    def record_reply_syntax(self, ok: bool) -> None:
+        """Count one structured reply, and whether it parsed and matched its schema (`ask_structured` calls this)."""
+        self.counts.structured_replies += 1
+        self.counts.syntax_failures += not ok
 
     @property
     def supports_output_schema(self) -> bool:

@@ -54,6 +54,8 @@ class StageTokens(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     max_prompt_tokens: int = Field(default=0, description="The longest prompt: what must fit the model's context.")
+    structured_replies: int = Field(default=0, description="Replies to structured requests.")
+    syntax_failures: int = Field(default=0, description="Structured replies with no JSON or breaking their schema.")
 
     def add(self, usage: Usage) -> None:
         """Count one reply's usage."""
@@ -94,6 +96,15 @@ class StageMeter:
         response = await self.inner.complete(messages, tools, settings=settings)
         self.tally.setdefault(self.stage, StageTokens()).add(response.usage)
         return response
+
+    def record_reply_syntax(self, ok: bool) -> None:
+        """Count one structured reply under the stage, and pass it on to the wrapped model."""
+        tokens = self.tally.setdefault(self.stage, StageTokens())
+        tokens.structured_replies += 1
+        tokens.syntax_failures += not ok
+        record = getattr(self.inner, "record_reply_syntax", None)
+        if record is not None:
+            record(ok)
 
 
 class PipelineStats(BaseModel):

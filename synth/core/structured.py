@@ -68,6 +68,13 @@ def enforces_schema(model: Any) -> bool:
     return bool(getattr(model, "supports_output_schema", False))
 
 
+def _record_syntax(model: Any, *, ok: bool) -> None:
+    """Tell a metering model whether a structured reply parsed and validated (content checks aside)."""
+    record = getattr(model, "record_reply_syntax", None)
+    if record is not None:
+        record(ok)
+
+
 def extract_json(text: str) -> Any:
     """The first JSON value in a model reply: a fenced block, the whole text, or an embedded object.
 
@@ -203,12 +210,15 @@ async def ask_structured(
             data = parse(raw)
         except ValueError as exc:
             reason, detail = "no_json", str(exc)
+            _record_syntax(model, ok=False)
         else:
             try:
                 value = output_type.model_validate(data)
             except ValidationError as exc:
                 reason, detail = "invalid_output", format_validation_error(exc)
+                _record_syntax(model, ok=False)
             else:
+                _record_syntax(model, ok=True)
                 problem = check(value) if check is not None else None
                 if problem is None:
                     return StructuredResult(value=value, attempts=attempts, usage=usage, raw=raw)

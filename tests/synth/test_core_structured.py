@@ -251,3 +251,13 @@ def test_cache_key_of_an_unconstrained_request_ignores_the_schema_field():
     plain = SamplingSettings(max_tokens=10)
     assert cache_key("m", PROMPT, None, plain) == cache_key("m", PROMPT, None, SamplingSettings(max_tokens=10, output_schema=None))
     assert cache_key("m", PROMPT, None, plain) != cache_key("m", PROMPT, None, SamplingSettings(max_tokens=10, output_schema={}))
+
+
+@pytest.mark.anyio
+async def test_syntax_failures_are_counted_apart_from_content_checks():
+    replies = ["no json here", '{"score": "high"}', '{"score": 0.4, "reason": "r"}', '{"score": 0.9, "reason": "r"}']
+    model = MeteredModel(FunctionModel.from_replies(*replies))
+    result = await ask_structured(model, PROMPT, Verdict, retries=3, check=lambda v: None if v.score > 0.5 else "too low")
+    assert result.ok and result.attempts == 4
+    # the reply with no JSON and the one breaking the schema failed on syntax; the low score failed on content
+    assert (model.counts.structured_replies, model.counts.syntax_failures) == (4, 2)

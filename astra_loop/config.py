@@ -30,7 +30,7 @@ class LoopPreset(BaseModel):
     sft_lr: float = Field(gt=0, description="Cold-start SFT learning rate (ASTRA: 5e-6).")
     sft_batch_size: int = Field(ge=1)
     sft_max_length: int = Field(ge=128, description="Conversations longer than this many tokens are skipped.")
-    grpo_steps: int = Field(ge=1, description="TRL: GRPO optimizer steps.")
+    grpo_steps: int = Field(ge=0, description="TRL: GRPO optimizer steps (0: no GRPO; the cold-start model is evaluated).")
     prompts_per_step: int = Field(ge=1, description="Prompts per GRPO step (veRL: the batch = mini-batch size).")
     group_size: int = Field(ge=2, description="Rollouts per prompt (GRPO group).")
     grpo_lr: float = Field(gt=0, description="GRPO learning rate (ASTRA: 2e-6).")

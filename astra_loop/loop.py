@@ -157,6 +157,9 @@ class _Loop:
 
         cfg, p = self.config, self.preset
         model = self._cold_start_model()
+        if p.grpo_steps == 0 and cfg.engine == "trl":
+            # A machine that cannot carry GRPO still measures what the cold start did.
+            return {"engine": "trl", "skipped": "grpo_steps is 0: the cold-start model is evaluated", "steps": 0, "model_dir": model}
         # Rows whose prompt (tools and distractors included) exceeds the trainer's limit are rejected, not truncated.
         limit = PromptLimit(tokenizer=model, max_prompt_length=get_preset(p.name).grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(

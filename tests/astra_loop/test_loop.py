@@ -123,6 +123,18 @@ async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_
     assert (config.out / "plots" / "before_after.png").is_file()
 
 
+async def test_no_grpo_steps_hands_the_cold_start_model_to_the_evaluation(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs,
+                        preset=preset("cpu-small").model_copy(update={"grpo_steps": 0}))
+    await run_loop(config, until="audit")
+    StageBook(config.out).finish(
+        StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": "sft/model"})
+    )
+    records = await run_loop(config, until="grpo")
+    assert records[-1].summary["model_dir"] == "sft/model" and records[-1].summary["steps"] == 0
+    assert not (config.out / "rl_data").exists()
+
+
 async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
     await run_loop(config, until="audit")

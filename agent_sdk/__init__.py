@@ -25,7 +25,7 @@ from agent_sdk._request_guard import RequestGuard
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
 from agent_sdk._targets import is_local_target, model_from_target
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
-from agent_sdk._tool_source import ToolInfo, ToolResult, ToolSource
+from agent_sdk._tool_source import ToolInfo, ToolResult, ToolSource, WrapperTools
 from agent_sdk._toolbox import Toolbox
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
 from agent_sdk._wrappers import FilteredTools, RecordedTools, TimeLimitedTools
@@ -84,6 +84,7 @@ __all__ = [
     "RecordedTools",
     "TimeLimitedTools",
     "ToolSource",
+    "WrapperTools",
     "env_servers",
     # The one JSONL reader.
     "JsonlContent",

@@ -44,7 +44,7 @@ def loop(
     from pydantic import ValidationError
 
     from agent_sdk import format_validation_error
-    from astra_loop import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
+    from astra_loop import EXAMPLE_ENVS, LoopConfig, LoopPreset, RecipeError, run_loop
     from astra_loop import preset as find_preset
 
     def fields(path: Path | None, option: str) -> dict:
@@ -56,7 +56,7 @@ def loop(
     try:
         base = find_preset(preset)
         try:
-            sized = type(base).model_validate({**base.model_dump(), **fields(preset_config, "--preset-config")})
+            sized = LoopPreset.model_validate({**base.model_dump(), **fields(preset_config, "--preset-config")})
         except ValidationError as exc:
             raise typer.BadParameter(format_validation_error(exc), param_hint="--preset-config") from exc
         config = LoopConfig(

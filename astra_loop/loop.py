@@ -109,10 +109,11 @@ class _Loop:
         self.layout.train_envs.mkdir(parents=True)
         # One copy per environment id: synthesis is deterministic, so a --train-envs directory from an
         # earlier run over the same rows holds the very environments this run synthesized.
-        passed: list[Any] = []
+        unique: dict[str, Any] = {}
         for r in report.envs:
-            if r.passed and r.path and r.env_id not in {p.env_id for p in passed}:
-                passed.append(r)
+            if r.passed and r.path:
+                unique.setdefault(r.env_id, r)
+        passed = list(unique.values())
         for r in passed:
             shutil.copytree(r.path, self.layout.train_envs / f"{Path(r.path).name}-{r.env_id}")
         if not passed:

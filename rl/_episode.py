@@ -15,7 +15,6 @@ agent's error message for it (`ArgumentRepair.failure_message`) and still counts
 from __future__ import annotations
 
 import time
-from contextlib import AsyncExitStack
 from typing import Any
 from urllib.parse import quote
 
@@ -29,6 +28,7 @@ from agent_sdk import (
     ToolCallRecord,
     ToolResult,
     Trajectory,
+    WrapperTools,
     parse_arguments,
 )
 from rl.datasets import RlTask
@@ -52,7 +52,7 @@ def _repaired(call_id: str, name: str, raw: str) -> tuple[dict[str, Any], Argume
     return arguments, ArgumentRepair(call_id=call_id, tool=name, raw=raw, fixes=fixes) if fixes else None
 
 
-class McpEpisode:
+class McpEpisode(WrapperTools):
     """An MCP session for one trajectory, recording tool calls for the reward.
 
     A wrapper over the arena's tools: one `McpTools` session on the episode URL, recorded
@@ -79,19 +79,8 @@ class McpEpisode:
         self.url = episode_url(arena_url, task)
         self.max_observation_chars = max_observation_chars
         self._recorded = RecordedTools(McpTools(self.url, timeout_s=call_timeout_s, connect_timeout_s=connect_timeout_s))
-        self._stack: AsyncExitStack | None = None
+        super().__init__(self._recorded)
         self._started = time.monotonic()
-
-    async def __aenter__(self) -> McpEpisode:
-        stack = AsyncExitStack()
-        await stack.enter_async_context(self._recorded)
-        self._stack = stack
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> None:
-        stack, self._stack = self._stack, None
-        if stack is not None:
-            await stack.aclose()
 
     @property
     def records(self) -> list[ToolCallRecord]:

@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,9 +123,6 @@ def test_every_package_imports_from_outside_the_checkout(tmp_path) -> None:
     # Installed dependencies ship top-level directories of their own (transferqueue, a veRL
     # dependency, installs a `recipe/` namespace): a package of ours by such a name is shadowed
     # for every console script, while tests run from the checkout still find it.
-    import subprocess
-    import sys
-
     code = "import importlib, sys; print([importlib.import_module(p).__file__ for p in sys.argv[1:]])"
     found = subprocess.run([sys.executable, "-c", code, *PACKAGES], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     files = ast.literal_eval(found)

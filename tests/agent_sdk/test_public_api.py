@@ -13,7 +13,7 @@ CORE = {
     "write_sft_parquet", "write_trajectories_jsonl",
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "cache_dir", "embedded_model_dir", "find_vllm_python",
     "is_local_target", "model_from_target", "serve_model",
-    "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource",
+    "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource", "WrapperTools",
     "env_servers",
     "ForbiddenRequestError", "FunctionModel", "ModelRequest", "RequestGuard",
     "JsonlContent", "JsonlError", "JsonlProblem", "JsonlRow", "OnProblem", "format_validation_error", "read_jsonl",

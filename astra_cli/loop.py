@@ -13,6 +13,7 @@ from astra_cli._apps import app
 
 
 class LoopEngine(str, Enum):
+    served = "served"
     trl = "trl"
     verl = "verl"
 
@@ -26,7 +27,7 @@ def loop(
     eval_envs: Annotated[Path | None, typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
     preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
     preset_config: Annotated[Path | None, typer.Option("--preset-config", help="JSON file of preset fields overriding the preset's (e.g. grpo_steps, sft_epochs).")] = None,
-    engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: trl (one machine) or verl (GPUs).")] = LoopEngine.trl,
+    engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: served (rollouts from vLLM, updates here), trl (TRL generation) or verl (GPUs).")] = LoopEngine.served,
     model: Annotated[str, typer.Option("--model", help="Policy: 'embedded', a model directory or a .gguf.")] = "embedded",
     base_endpoint: Annotated[str | None, typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --model.")] = None,
     synth_config: Annotated[Path | None, typer.Option("--synth-config", help="JSON file of SynthConfig fields for environment synthesis.")] = None,

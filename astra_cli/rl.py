@@ -15,6 +15,7 @@ from astra_cli._apps import rl_app, sft_app
 class Engine(str, Enum):
     verl = "verl"
     trl = "trl"
+    served = "served"
 
 
 class Mode(str, Enum):
@@ -96,7 +97,9 @@ _PRESET_HELP = (
 
 @rl_app.command("train")
 def train(
-    engine: Engine = typer.Option(Engine.trl, help="verl (distributed, GPUs) or trl (single machine, CPU or one GPU)."),
+    engine: Engine = typer.Option(
+        Engine.trl, help="verl (distributed, GPUs), trl (single machine, CPU or one GPU) or served (rollouts from vLLM, updates here: a CPU)."
+    ),
     data: Path = typer.Option(..., help="Output directory of `astra rl prepare`."),
     envs: Path = typer.Option(..., help="The environments directory the data was prepared from."),
     out: Path = typer.Option(Path("runs/grpo"), help="Output directory (checkpoints, metrics.jsonl, reward_curve.png)."),
@@ -118,7 +121,9 @@ def train(
     arena_host: str = typer.Option("127.0.0.1", help="veRL: address the arena binds."),
     override: list[str] = typer.Option([], help="veRL: extra hydra override (repeatable)."),
     dry_run: bool = typer.Option(False, help="veRL: print the trainer command and exit."),
-    torch_threads: Optional[int] = typer.Option(None, help="TRL: CPU threads for torch (1 on a busy machine)."),
+    torch_threads: Optional[int] = typer.Option(None, help="TRL/served: CPU threads for torch (1 on a busy machine)."),
+    train_top_layers: Optional[int] = typer.Option(None, help="TRL/served: train only the last N decoder layers (a CPU sizing)."),
+    max_reply_tokens: Optional[int] = typer.Option(None, help="served: reply budget of one model request (default 256)."),
 ) -> None:
     """GRPO over MCP environments: veRL (agent loop + arena) or TRL (environment mode)."""
     from rl.exceptions import RlError
@@ -131,6 +136,18 @@ def train(
     }
     try:
         recipe_preset = get_preset(preset) if preset else default_preset(engine.value)
+        if engine is Engine.served:
+            import anyio
+
+            from rl.served import ServedRecipe, train_served_grpo
+
+            served = ServedRecipe.from_preset(
+                recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
+                prompts_per_step=prompts_per_step or batch_size, torch_threads=torch_threads, train_top_layers=train_top_layers,
+                max_reply_tokens=max_reply_tokens, **common,
+            )
+            typer.echo(anyio.run(train_served_grpo, served).model_dump_json(indent=2))
+            return
         if engine is Engine.trl:
             from rl.trl import TrlRecipe, train_grpo
 
@@ -138,7 +155,7 @@ def train(
                 TrlRecipe.from_preset(
                     recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
                     prompts_per_step=prompts_per_step or batch_size, max_completion_length=max_completion_length,
-                    torch_threads=torch_threads, **common,
+                    torch_threads=torch_threads, train_top_layers=train_top_layers, **common,
                 )
             )
             typer.echo(report.model_dump_json(indent=2))

@@ -48,7 +48,7 @@ PRESETS: dict[str, LoopPreset] = {
     "cpu-small": LoopPreset(
         name="cpu-small", synth_rows=8, sft_rollouts_per_server=4, synth_concurrency=8,
         sft_epochs=2.0, sft_lr=5e-6, sft_batch_size=2, sft_max_length=2048,
-        grpo_steps=20, prompts_per_step=2, group_size=4, grpo_lr=2e-6, max_completion_length=384, max_turns=6,
+        grpo_steps=20, prompts_per_step=2, group_size=4, grpo_lr=1e-5, max_completion_length=384, max_turns=6,
         eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, torch_threads=2,
     ),
     "astra": LoopPreset(
@@ -82,7 +82,9 @@ class LoopConfig(BaseModel):
     extra_train_envs: list[Path] = Field(default_factory=list, description="Verified environments added to the training set.")
     eval_envs: Path = Field(default=EXAMPLE_ENVS, description="Environments training never sees; evaluated before and after.")
     preset: LoopPreset = Field(default_factory=lambda: PRESETS["cpu-small"])
-    engine: Literal["trl", "verl"] = "trl"
+    engine: Literal["served", "trl", "verl"] = Field(
+        default="served", description="GRPO engine: served (rollouts from vLLM, updates here), trl (in-process generation) or verl (GPUs)."
+    )
     policy: str = Field(default="embedded", description="The model trained: 'embedded', a model directory or a .gguf.")
     generator: str | None = Field(default=None, description="Synthesis model: an http(s) base URL (None: $ASTRA_LLM_BASE_URL, else the embedded model).")
     generator_model: str | None = Field(default=None, description="Model name at the generator endpoint (None: the server's first).")

@@ -8,7 +8,8 @@ Stages, in order (each leaves `stages/<name>.json` when it finishes; see `recipe
    pass are copied to `train_envs/`.
 3. `audit` — training data vs evaluation set: env ids and near-duplicate questions (fails closed).
 4. `cold_start` — SFT (TRL) on the judged SFT rows plus conversations from verified environments.
-5. `grpo` — RL datasets with banded distractors, then GRPO over the arena (TRL, or veRL on GPUs).
+5. `grpo` — RL datasets with banded distractors, then GRPO over the arena (served: rollouts from vLLM and
+   updates here, the default; TRL in-process; or veRL on GPUs).
 6. `evaluate` — base and trained model on the evaluation environments, F1 per environment,
    after checking the separation again.
 
@@ -49,6 +50,16 @@ def _policy_path(policy: str) -> str:
 
         return str(embedded_model_dir())
     return policy
+
+
+def _grpo_summary(engine: str, report: Any, prepared: dict[str, Any]) -> dict[str, Any]:
+    """The GRPO stage's record from a `TrainReport`."""
+    return {
+        "engine": engine, "steps": report.steps, "episodes": report.episodes, "tool_calls": report.tool_calls,
+        "argument_repairs": report.argument_repairs,
+        "first_reward": report.rewards[0] if report.rewards else None, "last_reward": report.rewards[-1] if report.rewards else None,
+        "model_dir": report.model_dir, "wall_s": round(report.wall_s, 1), "prepared": prepared,
+    }
 
 
 class _Loop:
@@ -158,9 +169,9 @@ class _Loop:
 
         cfg, p = self.config, self.preset
         model = self._cold_start_model()
-        if p.grpo_steps == 0 and cfg.engine == "trl":
+        if p.grpo_steps == 0 and cfg.engine != "verl":
             # A machine that cannot carry GRPO still measures what the cold start did.
-            return {"engine": "trl", "skipped": "grpo_steps is 0: the cold-start model is evaluated", "steps": 0, "model_dir": model}
+            return {"engine": cfg.engine, "skipped": "grpo_steps is 0: the cold-start model is evaluated", "steps": 0, "model_dir": model}
         # Rows whose prompt (tools and distractors included) exceeds the trainer's limit are rejected, not truncated.
         limit = PromptLimit(tokenizer=model, max_prompt_length=get_preset(p.name).grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(
@@ -180,6 +191,17 @@ class _Loop:
             if code != 0:
                 raise StageError(f"veRL exited with status {code}; logs under {self.layout.grpo}")
             return {"engine": "verl", "checkpoints": recipe.output_dir, "model_dir": None, "prepared": prepared.model_dump(mode="json")}
+        if cfg.engine == "served":
+            from rl.served import ServedRecipe, train_served_grpo
+
+            served = ServedRecipe(
+                data_dir=self.layout.rl_data, envs_dir=self.layout.train_envs, output_dir=self.layout.grpo, model=model,
+                max_steps=p.grpo_steps, prompts_per_step=p.prompts_per_step, group_size=p.group_size, lr=p.grpo_lr,
+                max_turns=p.max_turns, max_reply_tokens=p.eval_max_tokens, seed=cfg.seed, torch_threads=p.torch_threads,
+                train_top_layers=p.grpo_top_layers, max_train_tokens=limit.max_prompt_length + p.max_completion_length,
+            )
+            report = await train_served_grpo(served)
+            return _grpo_summary("served", report, prepared.model_dump(mode="json"))
         from rl.trl import TrlRecipe, train_grpo
 
         recipe = TrlRecipe(
@@ -189,12 +211,7 @@ class _Loop:
             train_top_layers=p.grpo_top_layers,
         )
         report = await anyio.to_thread.run_sync(lambda: train_grpo(recipe))
-        return {
-            "engine": "trl", "steps": report.steps, "episodes": report.episodes, "tool_calls": report.tool_calls,
-            "argument_repairs": report.argument_repairs,
-            "first_reward": report.rewards[0] if report.rewards else None, "last_reward": report.rewards[-1] if report.rewards else None,
-            "model_dir": report.model_dir, "wall_s": round(report.wall_s, 1),
-        }
+        return _grpo_summary("trl", report, prepared.model_dump(mode="json"))
 
     def _trained_target(self) -> str:
         if self.config.trained_model:

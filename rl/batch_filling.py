@@ -14,7 +14,7 @@ when `max_rounds` generation rounds in one step do not fill the batch.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -117,32 +117,56 @@ class BatchFiller(Generic[G]):
         Raises:
             BatchFillingError: when `max_rounds` rounds did not fill the batch.
         """
+        batch, stats = self._begin()
+        while self._wants_round(batch, stats):
+            if not self._take(generate(), batch, stats):
+                break
+        return self._finish(batch, stats)
+
+    async def afill(self, generate: Callable[[], Awaitable[Iterable[G]]]) -> tuple[list[G], StepStats]:
+        """`fill` for an async round generator (rollouts played over MCP)."""
+        batch, stats = self._begin()
+        while self._wants_round(batch, stats):
+            if not self._take(await generate(), batch, stats):
+                break
+        return self._finish(batch, stats)
+
+    def _begin(self) -> tuple[list[G], StepStats]:
         stats = StepStats()
         batch = self.buffer[: self.n]
         stats.from_buffer = len(batch)
         self.buffer = self.buffer[self.n :]
-        while len(batch) < self.n:
-            if stats.generation_rounds >= self.max_rounds:
-                raise BatchFillingError(
-                    max_rounds=self.max_rounds, rounds=int(stats.generation_rounds), kept=len(batch), needed=self.n,
-                    streak=self.streak, delta=self.delta,
-                )
-            stats.generation_rounds += 1
-            produced = False
-            for group in generate():
-                produced = True
-                if not self.is_valid(group):
-                    stats.invalid += 1
-                    self.streak += 1
-                    continue
-                stats.valid += 1
-                self.streak = 0
-                if len(batch) < self.n:
-                    batch.append(group)
-                else:
-                    self.buffer.append(group)
-            if not produced:
-                break
+        return batch, stats
+
+    def _wants_round(self, batch: list[G], stats: StepStats) -> bool:
+        if len(batch) >= self.n:
+            return False
+        if stats.generation_rounds >= self.max_rounds:
+            raise BatchFillingError(
+                max_rounds=self.max_rounds, rounds=int(stats.generation_rounds), kept=len(batch), needed=self.n,
+                streak=self.streak, delta=self.delta,
+            )
+        stats.generation_rounds += 1
+        return True
+
+    def _take(self, groups: Iterable[G], batch: list[G], stats: StepStats) -> bool:
+        """Sort one round's groups into the batch, the buffer or the discards; False when the round was empty."""
+        produced = False
+        for group in groups:
+            produced = True
+            if not self.is_valid(group):
+                stats.invalid += 1
+                self.streak += 1
+                continue
+            stats.valid += 1
+            self.streak = 0
+            if len(batch) < self.n:
+                batch.append(group)
+            else:
+                self.buffer.append(group)
+        return produced
+
+    def _finish(self, batch: list[G], stats: StepStats) -> tuple[list[G], StepStats]:
         # The buffer must hold fewer than n groups: older surplus beyond that is dropped,
         # keeping the freshest (closest to the current policy).
         if len(self.buffer) >= self.n:

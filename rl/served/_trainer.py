@@ -1,0 +1,248 @@
+"""`train_served_grpo`: GRPO whose rollouts come from the policy served by vLLM, for machines TRL cannot carry.
+
+TRL's GRPOTrainer generates with Hugging Face `generate`; on two CPU cores that did not finish
+one step of 8 short episodes in 20 minutes. Here every step serves the current weights
+(`agent_sdk.serve_model`: vLLM, or the transformers backend where vLLM is absent), plays the
+step's rollout groups as MCP agent episodes over an in-process arena (the evaluator's own loop,
+all concurrently, so vLLM batches them), stops the server, and updates the weights in this
+process (`PolicyUpdate`); the next step serves the saved result. Weight sync is a restart:
+about a minute with vLLM's compile cache, cheap beside a step.
+
+The recipe is the TRL engine's: GRPO groups, adaptive batch filling (`BatchFiller`, surplus
+carried to the next step), no KL, token-mean loss, optionally only the top decoder layers
+trained. A killed run resumes from the last saved step (`state.json`); the optimizer's moments
+and the batch-filling buffer start afresh.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+from pydantic import BaseModel, Field
+
+from rl.batch_filling import BatchFiller, StepStats
+from rl.datasets import RlTask, load_envs, read_trl_tasks
+from rl.exceptions import TrainingSetupError
+from rl.presets import CPU_SMALL, Preset
+from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
+from rl.served._update import PolicyUpdate, UpdateStats
+from rl.trl._grpo import TrainReport, plot_rewards
+
+_CPU = CPU_SMALL.grpo
+
+
+class ServedRecipe(BaseModel):
+    """Settings of a served-GRPO run (defaults: the `cpu-small` preset; `from_preset` for another)."""
+
+    data_dir: Path = Field(description="Output of `astra rl prepare` (train.jsonl).")
+    envs_dir: Path = Field(description="The environments the data was prepared from.")
+    output_dir: Path
+    model: str = Field(default="embedded", description="'embedded' or a Hugging Face model directory (the policy to train).")
+    max_steps: int = Field(default=_CPU.max_steps or 20, ge=1, description="Optimizer steps.")
+    prompts_per_step: int = Field(default=_CPU.batch_size, ge=1)
+    group_size: int = Field(default=_CPU.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
+    lr: float = _CPU.lr
+    max_turns: int = Field(default=_CPU.max_turns, ge=1, description="Model requests per rollout.")
+    max_reply_tokens: int = Field(default=256, ge=8, description="Reply budget of one model request.")
+    max_train_tokens: int = Field(default=_CPU.max_prompt_length + _CPU.max_response_length, ge=64,
+                                  description="Rollouts rendered longer than this are not trained on.")
+    temperature: float = _CPU.temperature
+    batch_filling: bool = _CPU.batch_filling
+    delta: float = Field(default=_CPU.delta, ge=0)
+    max_fill_rounds: int = Field(default=_CPU.max_fill_rounds, ge=1)
+    call_timeout_s: float = 30.0
+    train_top_layers: int | None = Field(default=None, ge=1, description="Train only the last N decoder layers (None: all).")
+    torch_threads: int | None = Field(default=None, ge=1)
+    backend: Literal["auto", "vllm", "local"] = Field(default="auto", description="How each step serves the policy (agent_sdk.serve_model).")
+    max_model_len: int = Field(default=8192, ge=512, description="vLLM context of the rollout server.")
+    seed: int = 0
+    plot: bool = True
+
+    @classmethod
+    def from_preset(cls, preset: Preset, **settings: Any) -> ServedRecipe:
+        """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
+        grpo = preset.grpo
+        fields = {
+            "max_steps": grpo.max_steps or 20, "prompts_per_step": grpo.batch_size, "group_size": grpo.group_size, "lr": grpo.lr,
+            "max_turns": grpo.max_turns, "temperature": grpo.temperature, "batch_filling": grpo.batch_filling,
+            "delta": grpo.delta, "max_fill_rounds": grpo.max_fill_rounds,
+            "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length,
+        }
+        return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
+
+
+class StepRecord(BaseModel):
+    """One line of `metrics.jsonl`."""
+
+    step: int
+    reward: float = Field(description="Mean F1 over every rollout played this step (the policy's own score).")
+    batch_reward: float = Field(description="Mean F1 over the rollouts trained on (valid groups only).")
+    episodes: int
+    tool_calls: int
+    loss: float
+    grad_norm: float
+    samples: int
+    tokens: int
+    serve_s: float = Field(description="Starting the server on the current weights.")
+    rollout_s: float
+    update_s: float
+    save_s: float
+    batch_filling: StepStats | None = None
+    time: float
+
+
+class _State(BaseModel):
+    steps: int
+    model_dir: str
+
+
+class _TaskCycle:
+    """The training tasks in a seeded order, drawn `n` at a time, reshuffled after each pass."""
+
+    def __init__(self, tasks: list[RlTask], seed: int) -> None:
+        self.tasks = tasks
+        self.random = random.Random(seed)
+        self.queue: list[RlTask] = []
+
+    def take(self, n: int) -> list[RlTask]:
+        drawn: list[RlTask] = []
+        while len(drawn) < n:
+            if not self.queue:
+                self.queue = list(self.tasks)
+                self.random.shuffle(self.queue)
+            drawn.append(self.queue.pop())
+        return drawn
+
+
+def _load_policy(recipe: ServedRecipe, model_dir: str) -> tuple[Any, Any]:
+    from rl._models import ensure_tool_template, load_model, train_top_layers
+
+    if recipe.torch_threads is not None:
+        import torch
+
+        torch.set_num_threads(recipe.torch_threads)
+    model, tokenizer = load_model(model_dir)
+    if recipe.train_top_layers is not None:
+        train_top_layers(model, recipe.train_top_layers)
+    ensure_tool_template(tokenizer)
+    model.eval()
+    return model, tokenizer
+
+
+def _save(model: Any, tokenizer: Any, directory: Path) -> None:
+    # Written next to the served copy, then swapped in: a kill mid-save keeps the last good weights.
+    staging = directory.with_name(directory.name + ".tmp")
+    model.save_pretrained(str(staging))
+    tokenizer.save_pretrained(str(staging))
+    if directory.exists():
+        old = directory.with_name(directory.name + ".old")
+        os.replace(directory, old)
+        os.replace(staging, directory)
+        shutil.rmtree(old)
+    else:
+        os.replace(staging, directory)
+
+
+async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
+    """Run GRPO with rollouts from the served policy against an in-process arena serving `recipe.envs_dir`.
+
+    Raises:
+        TrainingSetupError: when the data, the environments or the model is missing.
+        BatchFillingError: when `max_fill_rounds` rounds in one step find too few groups with a learning signal.
+    """
+    from agent_sdk import OpenAIChatModel, VllmOptions, serve_model
+    from mcp_servers import ArenaServer, LocalSandbox, serve_app
+    from rl._models import resolve_model
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    train_file = recipe.data_dir / "train.jsonl"
+    if not train_file.is_file():
+        raise TrainingSetupError(f"{train_file}: not found (run `astra rl prepare` first)")
+    tasks = read_trl_tasks(train_file)
+    envs = {e.spec.id: e for e in load_envs(recipe.envs_dir)}
+    missing = sorted({t.env_id for t in tasks} - set(envs))
+    if missing:
+        raise TrainingSetupError(f"{train_file}: environments not found under {recipe.envs_dir}: {missing[:5]}")
+    recipe.output_dir.mkdir(parents=True, exist_ok=True)
+    model_dir = recipe.output_dir / "model"
+    state_path, metrics_path = recipe.output_dir / "state.json", recipe.output_dir / "metrics.jsonl"
+    state = _State.model_validate_json(state_path.read_bytes()) if state_path.is_file() else None
+    if state is None:
+        metrics_path.write_text("")
+        source = resolve_model(recipe.model)
+        if source is None or not Path(source, "config.json").is_file():
+            raise TrainingSetupError(f"{recipe.model}: not a Hugging Face model directory (served GRPO serves it)")
+    served_dir = str(model_dir) if state else str(source)
+    records = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
+    model, tokenizer = await anyio.to_thread.run_sync(_load_policy, recipe, served_dir)
+    update = PolicyUpdate(model, tokenizer, lr=recipe.lr, max_tokens=recipe.max_train_tokens)
+    filler: BatchFiller[RolloutGroup] = BatchFiller(
+        n=recipe.prompts_per_step, rewards=lambda g: g.rewards, delta=recipe.delta, max_rounds=recipe.max_fill_rounds
+    )
+    done = state.steps if state else 0
+    cycle = _TaskCycle(tasks, recipe.seed + done)
+    rollout = RolloutSettings(max_turns=recipe.max_turns, max_tokens=recipe.max_reply_tokens, temperature=recipe.temperature,
+                              call_timeout_s=recipe.call_timeout_s)
+    options = VllmOptions(max_model_len=recipe.max_model_len)
+    started = time.monotonic()
+    async with LocalSandbox(workers=2) as sandbox, anyio.create_task_group() as tg:
+        port = await tg.start(serve_app, ArenaServer(list(envs.values()), sandbox).app)
+        arena_url = f"http://127.0.0.1:{port}"
+        for step in range(done + 1, recipe.max_steps + 1):
+            t0 = time.monotonic()
+            played: list[RolloutGroup] = []
+            async with serve_model(served_dir, backend=recipe.backend, options=options,
+                                   log_path=recipe.output_dir / "server.log") as served:
+                t1 = time.monotonic()
+                policy = OpenAIChatModel(served.model_name, base_url=served.base_url, timeout_s=600.0,
+                                         max_concurrency=recipe.prompts_per_step * recipe.group_size)
+
+                async def generate() -> list[RolloutGroup]:
+                    groups = await play_round(policy, arena_url, cycle.take(recipe.prompts_per_step), recipe.group_size, rollout)
+                    played.extend(groups)
+                    return groups
+
+                try:
+                    if recipe.batch_filling:
+                        batch, fill = await filler.afill(generate)
+                    else:
+                        batch, fill = await generate(), None
+                finally:
+                    await policy.aclose()
+            t2 = time.monotonic()
+            stats: UpdateStats = await anyio.to_thread.run_sync(update.step, batch)
+            t3 = time.monotonic()
+            await anyio.to_thread.run_sync(_save, model, tokenizer, model_dir)
+            served_dir = str(model_dir)
+            state_path.write_text(_State(steps=step, model_dir=served_dir).model_dump_json())
+            rollouts = [r for g in played for r in g.rollouts]
+            trained = [r for g in batch for r in g.rollouts]
+            record = StepRecord(
+                step=step, reward=_mean([r.reward.reward for r in rollouts]), batch_reward=_mean([r.reward.reward for r in trained]),
+                episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
+                samples=stats.samples, tokens=stats.tokens, serve_s=round(t1 - t0, 1), rollout_s=round(t2 - t1, 1),
+                update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
+            )
+            records.append(record.model_dump(mode="json"))
+            with metrics_path.open("a", encoding="utf-8") as fh:
+                fh.write(record.model_dump_json() + "\n")
+        tg.cancel_scope.cancel()
+    plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (served) on {len(envs)} envs") if recipe.plot else None
+    return TrainReport(
+        steps=len(records), episodes=sum(int(r["episodes"]) for r in records), tool_calls=sum(int(r["tool_calls"]) for r in records),
+        rewards=[float(r["reward"]) for r in records], losses=[float(r["loss"]) for r in records],
+        batch_filling=[StepStats.model_validate(r["batch_filling"]) for r in records if r.get("batch_filling")],
+        metrics_path=str(metrics_path), plot_path=str(plot) if plot else None, model_dir=str(model_dir) if records else None,
+        wall_s=time.monotonic() - started,
+    )
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0

@@ -1,0 +1,103 @@
+"""Served GRPO on CPU: the policy update on SmolLM2-135M, and whole steps against a real arena
+with the policy served by agent_sdk's transformers backend (vLLM where the test installs none)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from agent_sdk import ChatMessage, ToolCall, Trajectory
+from rl.reward import RewardParts
+from rl.served import PolicyUpdate, Rollout, RolloutGroup, ServedRecipe, train_served_grpo
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+TOOLS = [{"type": "function", "function": {"name": "get_forecast", "description": "Forecast for a city.",
+          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+
+
+def _rollout(city: str, reward: float) -> Rollout:
+    call = ToolCall(id="c1", name="get_forecast", arguments={"city": city})
+    messages = [
+        ChatMessage(role="user", content="What is the forecast for Porto?"),
+        ChatMessage(role="assistant", content="", tool_calls=[call]),
+        ChatMessage(role="tool", content="sunny", tool_call_id="c1", name="get_forecast"),
+        ChatMessage(role="assistant", content="Sunny."),
+    ]
+    parts = RewardParts(reward=reward, n=1, n_hat=int(reward > 0), c=1, recall=reward, precision=reward)
+    return Rollout(trajectory=Trajectory(task="What is the forecast for Porto?", messages=messages, tools=TOOLS), reward=parts)
+
+
+def test_advantages_are_group_normalized():
+    group = RolloutGroup.model_construct(task=None, rollouts=[_rollout("Porto", 1.0), _rollout("Lisbon", 0.0)])
+    assert group.advantages() == pytest.approx([1.0, -1.0], abs=1e-5)
+    flat = RolloutGroup.model_construct(task=None, rollouts=[_rollout("Porto", 0.5), _rollout("Lisbon", 0.5)])
+    assert flat.advantages() == [0.0, 0.0]
+
+
+def test_update_raises_the_better_rollouts_likelihood(policy_dir):
+    import torch
+
+    from rl._models import load_model
+    from rl.trl._sft import tokenize_conversation
+
+    model, tokenizer = load_model(str(policy_dir))
+    good, bad = _rollout("Porto", 1.0), _rollout("Lisbon", 0.0)
+    group = RolloutGroup.model_construct(task=None, rollouts=[good, bad])
+
+    def logp(rollout: Rollout) -> float:
+        chat = rollout.trajectory.to_openai()
+        enc = tokenize_conversation(tokenizer, chat["messages"], chat["tools"])
+        ids, mask = torch.tensor([enc["input_ids"]]), torch.tensor(enc["assistant_masks"][1:], dtype=torch.bool)
+        with torch.no_grad():
+            logits = model(ids).logits[0, :-1]
+        return float(torch.log_softmax(logits, -1).gather(1, ids[0, 1:, None]).squeeze(1)[mask].sum())
+
+    margin = logp(good) - logp(bad)
+    update = PolicyUpdate(model, tokenizer, lr=1e-4, max_tokens=4096)
+    for _ in range(3):
+        stats = update.step([group])
+        assert stats.samples == 2 and stats.tokens > 0 and math.isfinite(stats.loss) and stats.grad_norm > 0
+    assert logp(good) - logp(bad) > margin + 1.0
+    # a group without a learning signal changes nothing and costs no forward pass
+    assert update.step([RolloutGroup.model_construct(task=None, rollouts=[good, good])]).samples == 0
+    # a rollout over the length limit is left out and counted
+    assert PolicyUpdate(model, tokenizer, lr=1e-4, max_tokens=16).step([group]).too_long == 2
+
+
+@pytest.mark.anyio
+async def test_steps_serve_roll_out_update_and_resume(envs_dir, policy_dir, tmp_path):
+    from rl.datasets import prepare
+    from rl.distractors import DistractorConfig
+
+    data = tmp_path / "data"
+    prepare(envs_dir, data, val_fraction=0.25, distractors=DistractorConfig(mode="random", random_min=1, random_max=1))
+    recipe = ServedRecipe(
+        data_dir=data, envs_dir=envs_dir, output_dir=tmp_path / "run", model=str(policy_dir), max_steps=1,
+        prompts_per_step=1, group_size=2, max_turns=2, max_reply_tokens=24, batch_filling=False, backend="local",
+        train_top_layers=2, torch_threads=1,
+    )
+    report = await train_served_grpo(recipe)
+    assert report.steps == 1 and report.episodes == 2
+    assert len(report.rewards) == 1 and 0.0 <= report.rewards[0] <= 1.0
+    assert report.model_dir == str(tmp_path / "run" / "model")
+    assert (tmp_path / "run" / "model" / "config.json").is_file()
+    first = json.loads((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()[0])
+    assert first["step"] == 1 and first["episodes"] == 2 and first["serve_s"] >= 0
+    # a second run with more steps resumes after the saved step, serving the saved weights
+    report = await train_served_grpo(recipe.model_copy(update={"max_steps": 2}))
+    steps = [json.loads(line)["step"] for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert steps == [1, 2] and report.steps == 2 and report.episodes == 4
+
+
+@pytest.mark.anyio
+async def test_a_policy_that_is_not_a_model_directory_is_named(envs_dir, tmp_path):
+    from rl.datasets import prepare
+    from rl.exceptions import TrainingSetupError
+
+    data = tmp_path / "data"
+    prepare(envs_dir, data, val_fraction=0.25)
+    with pytest.raises(TrainingSetupError, match="not a Hugging Face model directory"):
+        await train_served_grpo(ServedRecipe(data_dir=data, envs_dir=envs_dir, output_dir=tmp_path / "run", model=str(tmp_path)))

@@ -28,6 +28,7 @@ from rl.distractors import (
     sample_distractors,
 )
 from rl.exceptions import BatchFillingError, DatasetError, RlError, TrainingSetupError
+from rl.grpo_recipe import GrpoRecipe
 from rl.presets import (
     PRESETS,
     GrpoSettings,
@@ -53,6 +54,7 @@ __all__ = [
     "DistractorSampler",
     "Embedder",
     "EmbeddingCache",
+    "GrpoRecipe",
     "GrpoSettings",
     "MixReport",
     "PoolTool",

@@ -30,7 +30,8 @@ from pydantic import BaseModel, Field
 from rl.batch_filling import BatchFiller, StepStats
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
-from rl.presets import CPU_SMALL, Preset
+from rl.grpo_recipe import GrpoRecipe
+from rl.presets import CPU_SMALL, GrpoSettings
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
 from rl.trl._grpo import TrainReport, plot_rewards
@@ -38,44 +39,24 @@ from rl.trl._grpo import TrainReport, plot_rewards
 _CPU = CPU_SMALL.grpo
 
 
-class ServedRecipe(BaseModel):
+class ServedRecipe(GrpoRecipe):
     """Settings of a served-GRPO run (defaults: the `cpu-small` preset; `from_preset` for another)."""
 
-    data_dir: Path = Field(description="Output of `astra rl prepare` (train.jsonl).")
-    envs_dir: Path = Field(description="The environments the data was prepared from.")
-    output_dir: Path
     model: str = Field(default="embedded", description="'embedded' or a Hugging Face model directory (the policy to train).")
     max_steps: int = Field(default=_CPU.max_steps or 20, ge=1, description="Optimizer steps.")
-    prompts_per_step: int = Field(default=_CPU.batch_size, ge=1)
-    group_size: int = Field(default=_CPU.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
-    lr: float = _CPU.lr
-    max_turns: int = Field(default=_CPU.max_turns, ge=1, description="Model requests per rollout.")
     max_reply_tokens: int = Field(default=256, ge=8, description="Reply budget of one model request.")
     max_train_tokens: int = Field(default=_CPU.max_prompt_length + _CPU.max_response_length, ge=64,
                                   description="Rollouts rendered longer than this are not trained on.")
-    temperature: float = _CPU.temperature
-    batch_filling: bool = _CPU.batch_filling
-    delta: float = Field(default=_CPU.delta, ge=0)
-    max_fill_rounds: int = Field(default=_CPU.max_fill_rounds, ge=1)
-    call_timeout_s: float = 30.0
-    train_top_layers: int | None = Field(default=None, ge=1, description="Train only the last N decoder layers (None: all).")
-    torch_threads: int | None = Field(default=None, ge=1)
     backend: Literal["auto", "vllm", "local"] = Field(default="auto", description="How each step serves the policy (agent_sdk.serve_model).")
     max_model_len: int = Field(default=8192, ge=512, description="vLLM context of the rollout server.")
-    seed: int = 0
-    plot: bool = True
 
     @classmethod
-    def from_preset(cls, preset: Preset, **settings: Any) -> ServedRecipe:
-        """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
-        grpo = preset.grpo
-        fields = {
-            "max_steps": grpo.max_steps or 20, "prompts_per_step": grpo.batch_size, "group_size": grpo.group_size, "lr": grpo.lr,
-            "max_turns": grpo.max_turns, "temperature": grpo.temperature, "batch_filling": grpo.batch_filling,
-            "delta": grpo.delta, "max_fill_rounds": grpo.max_fill_rounds,
+    def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
+        """The shared fields plus the step count and the trained-length limit."""
+        return {
+            **super().preset_fields(grpo), "max_steps": grpo.max_steps or 20,
             "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length,
         }
-        return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
 
 
 class StepRecord(BaseModel):

@@ -25,50 +25,24 @@ from pydantic import BaseModel, Field
 from rl.batch_filling import StepStats
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
-from rl.presets import CPU_SMALL, Preset
+from rl.grpo_recipe import GrpoRecipe
+from rl.presets import CPU_SMALL, GrpoSettings
 
 _CPU = CPU_SMALL.grpo
 
 
-class TrlRecipe(BaseModel):
+class TrlRecipe(GrpoRecipe):
     """Settings of a TRL GRPO run (defaults: the `cpu-small` preset; `from_preset` for another)."""
 
-    data_dir: Path = Field(description="Output of `astra rl prepare` (train.jsonl).")
-    envs_dir: Path = Field(description="The environments the data was prepared from.")
-    output_dir: Path
-    model: str = Field(default="embedded", description="'embedded' (Qwen2.5-Coder-0.5B), a model directory or a .gguf.")
     max_steps: int | None = Field(default=_CPU.max_steps, ge=1, description="Optimizer steps (None: one epoch).")
-    prompts_per_step: int = Field(default=_CPU.batch_size, ge=1)
-    group_size: int = Field(default=_CPU.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
-    lr: float = _CPU.lr
     max_completion_length: int = Field(default=_CPU.max_response_length, ge=8, description="Token budget of a whole multi-turn completion.")
-    max_turns: int = Field(default=_CPU.max_turns, ge=1, description="Tool-calling iterations per rollout.")
-    temperature: float = _CPU.temperature
-    batch_filling: bool = Field(default=_CPU.batch_filling, description="Adaptive batch filling (keep groups with reward std > delta).")
-    delta: float = Field(default=_CPU.delta, ge=0, description="Batch filling keeps groups whose reward std is > delta.")
-    max_fill_rounds: int = Field(default=_CPU.max_fill_rounds, ge=1, description="Generation rounds per step before giving up.")
-    call_timeout_s: float = 30.0
-    seed: int = 0
     logging_steps: int = 1
-    plot: bool = True
     save: bool = Field(default=True, description="Save the trained policy to `output_dir/model` (what `astra loop` evaluates).")
-    torch_threads: int | None = Field(
-        default=None, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
-    )
-    train_top_layers: int | None = Field(
-        default=None, ge=1, description="Train only the last N decoder layers (a CPU sizing; None: the whole model)."
-    )
 
     @classmethod
-    def from_preset(cls, preset: Preset, **settings: Any) -> TrlRecipe:
-        """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
-        grpo = preset.grpo
-        fields = {
-            "max_steps": grpo.max_steps, "prompts_per_step": grpo.batch_size, "group_size": grpo.group_size, "lr": grpo.lr,
-            "max_completion_length": grpo.max_response_length, "max_turns": grpo.max_turns, "temperature": grpo.temperature,
-            "batch_filling": grpo.batch_filling, "delta": grpo.delta, "max_fill_rounds": grpo.max_fill_rounds,
-        }
-        return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
+    def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
+        """The shared fields plus the step count and the completion budget."""
+        return {**super().preset_fields(grpo), "max_steps": grpo.max_steps, "max_completion_length": grpo.max_response_length}
 
 
 class TrainReport(BaseModel):

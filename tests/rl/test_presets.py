@@ -79,3 +79,13 @@ def test_cli_help_names_the_defaults():
 def test_trl_run_refuses_an_unknown_preset_before_loading_anything(tmp_path):
     result = runner.invoke(app, ["sft", "train", str(Path(tmp_path) / "x.jsonl"), "--preset", "nope"])
     assert result.exit_code == 2 and "unknown preset 'nope'" in result.output
+
+
+def test_served_recipe_takes_the_presets_grpo_settings(tmp_path):
+    from rl.presets import ASTRA
+    from rl.served import ServedRecipe
+
+    paths = {"data_dir": tmp_path, "envs_dir": tmp_path, "output_dir": tmp_path}
+    recipe = ServedRecipe.from_preset(ASTRA, **paths, lr=None, group_size=4)
+    assert (recipe.prompts_per_step, recipe.lr, recipe.max_turns, recipe.group_size) == (256, 2e-6, 32, 4)
+    assert recipe.max_train_tokens == 25_600 + 49_152

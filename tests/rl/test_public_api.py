@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import rl
+import rl.served
 import rl.trl
 import rl.verl
 
@@ -15,6 +16,11 @@ def test_rl_public_api():
             "cold_start", "ColdStartConfig", "replay_golden", "mix_sft", "write_sft_files", "resolve_model"} <= set(rl.__all__)
     for name in rl.__all__:
         assert getattr(rl, name) is not None
+
+
+def test_served_api():
+    assert {"ServedRecipe", "train_served_grpo", "PolicyUpdate", "RolloutGroup", "play_round"} <= set(rl.served.__all__)
+    assert issubclass(rl.served.ServedRecipe, rl.GrpoRecipe) and issubclass(rl.trl.TrlRecipe, rl.GrpoRecipe)
 
 
 def test_engine_apis_and_registration():

@@ -3,7 +3,7 @@
 `cold_start_data` is the one function the cold-start stage calls. It builds golden-replay
 conversations: every golden call of an environment is made over MCP against the real tools
 (through an in-process arena), in dependency order, one call per assistant turn, under the
-RL datasets' system prompt (the prompt GRPO and the loop's evaluation start from), and the
+RL datasets' system prompt (the one GRPO's rows carry; the evaluation uses the agent's own), and the
 conversation ends with the task's answer. `rl.cold_start` (`astra sft cold-start`) is the
 fuller source — parallel calls per dependency level, agent episodes kept at F1 = 1 — which
 the loop has not been measured with.

@@ -44,6 +44,30 @@ class ServedModel(BaseModel):
     model_name: str = Field(description="The model name to send in requests.")
     backend: Literal["vllm", "local"] = Field(description="What answers: vLLM or the local transformers backend.")
     log_path: Path | None = Field(default=None, description="The server's log file (vLLM only).")
+    weight_reload: bool = Field(default=False, description="Whether `reload_weights` works (vLLM with `VllmOptions.weight_reload`).")
+
+    async def reload_weights(self, model_dir: str | Path, *, timeout_s: float = 600.0) -> None:
+        """Load the checkpoint in `model_dir` (same architecture) into the running server, then drop its prefix cache.
+
+        Requests in flight are served by the old weights; later ones by the new. This is how a
+        trainer hands its weights to the server without a restart.
+
+        Raises:
+            UserError: when the server was not started with `weight_reload`.
+            ModelError: when vLLM refuses or fails the reload.
+        """
+        if not self.weight_reload:
+            raise UserError("this server cannot reload weights (start vLLM with VllmOptions(weight_reload=True))")
+        root = self.base_url.rstrip("/").removesuffix("/v1")
+        body = {"method": "reload_weights", "kwargs": {"weights_path": str(Path(model_dir).resolve())}}
+        async with httpx.AsyncClient(timeout=timeout_s) as client:
+            for path, payload in (("/collective_rpc", body), ("/reset_prefix_cache", None)):
+                try:
+                    response = await client.post(root + path, json=payload)
+                except httpx.TransportError as exc:
+                    raise ModelError(f"weight reload at {root}{path}: {exc}") from exc
+                if response.status_code != 200:
+                    raise ModelError(f"weight reload at {root}{path}: HTTP {response.status_code}: {response.text[:500]}")
 
 
 class VllmOptions(BaseModel):
@@ -66,6 +90,9 @@ class VllmOptions(BaseModel):
         description="Schema-constrained replies without whitespace outside strings (xgrammar backend): "
         "otherwise a small model may pad a reply with newlines until max_tokens. vLLM reads this per "
         "server, not per request.",
+    )
+    weight_reload: bool = Field(
+        default=False, description="Serve vLLM's dev endpoints (/collective_rpc, /reset_prefix_cache) so `ServedModel.reload_weights` works."
     )
     extra_args: list[str] = Field(default_factory=list)
 
@@ -128,6 +155,8 @@ def vllm_env(options: VllmOptions, cache: Path | None = None) -> dict[str, str]:
         VLLM_CACHE_ROOT=str(cache / "vllm"),
         TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"),
     )
+    if options.weight_reload:
+        env["VLLM_SERVER_DEV_MODE"] = "1"
     return env
 
 
@@ -215,7 +244,7 @@ async def _serve_vllm(
                 tg.cancel_scope.cancel()
 
             tg.start_soon(watch)
-            yield ServedModel(base_url=base_url, model_name=name, backend="vllm", log_path=log_path)
+            yield ServedModel(base_url=base_url, model_name=name, backend="vllm", log_path=log_path, weight_reload=options.weight_reload)
             tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):

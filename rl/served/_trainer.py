@@ -4,9 +4,10 @@ TRL's GRPOTrainer generates with Hugging Face `generate`; on two CPU cores that 
 one step of 8 short episodes in 20 minutes. Here every step serves the current weights
 (`agent_sdk.serve_model`: vLLM, or the transformers backend where vLLM is absent), plays the
 step's rollout groups as MCP agent episodes over an in-process arena (the evaluator's own loop,
-all concurrently, so vLLM batches them), stops the server, and updates the weights in this
-process (`PolicyUpdate`); the next step serves the saved result. Weight sync is a restart:
-about a minute with vLLM's compile cache, cheap beside a step.
+all concurrently, so vLLM batches them), and updates the weights in this process
+(`PolicyUpdate`); the next step serves the saved result. vLLM loads it in place
+(`ServedModel.reload_weights`); a server that cannot is stopped during the update and
+restarted on the new weights.
 
 The recipe is the TRL engine's: GRPO groups, adaptive batch filling (`BatchFiller`, surplus
 carried to the next step), no KL, token-mean loss, optionally only the top decoder layers
@@ -21,8 +22,9 @@ import os
 import random
 import shutil
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from pydantic import BaseModel, Field
@@ -35,6 +37,9 @@ from rl.presets import CPU_SMALL, GrpoSettings
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
 from rl.trl._grpo import TrainReport, plot_rewards
+
+if TYPE_CHECKING:
+    from agent_sdk import ServedModel
 
 _CPU = CPU_SMALL.grpo
 
@@ -49,6 +54,9 @@ class ServedRecipe(GrpoRecipe):
                                   description="Rollouts rendered longer than this are not trained on.")
     backend: Literal["auto", "vllm", "local"] = Field(default="auto", description="How each step serves the policy (agent_sdk.serve_model).")
     max_model_len: int = Field(default=8192, ge=512, description="vLLM context of the rollout server.")
+    weight_reload: bool = Field(
+        default=True, description="vLLM: load each step's weights into the running server (else: restart it on them)."
+    )
 
     @classmethod
     def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
@@ -131,6 +139,44 @@ def _save(model: Any, tokenizer: Any, directory: Path) -> None:
         os.replace(staging, directory)
 
 
+class _PolicyServer:
+    """The served copy of the policy: reloaded in place where the server allows it, else restarted on new weights.
+
+    A restarted server is stopped while the weights update, so it holds neither cores nor memory then.
+    """
+
+    def __init__(self, recipe: ServedRecipe) -> None:
+        from agent_sdk import VllmOptions
+
+        self.recipe = recipe
+        self.options = VllmOptions(max_model_len=recipe.max_model_len, weight_reload=recipe.weight_reload)
+        self.served: ServedModel | None = None
+        self._stack: AsyncExitStack | None = None
+
+    async def serve(self, model_dir: str) -> ServedModel:
+        """The server, answering with the weights in `model_dir`."""
+        from agent_sdk import serve_model
+
+        if self.served is not None and self.served.weight_reload:
+            await self.served.reload_weights(model_dir)
+            return self.served
+        await self.close()
+        self._stack = AsyncExitStack()
+        served = serve_model(model_dir, backend=self.recipe.backend, options=self.options, log_path=self.recipe.output_dir / "server.log")
+        self.served = await self._stack.enter_async_context(served)
+        return self.served
+
+    async def pause(self) -> None:
+        """Stop a server that cannot reload (the next `serve` restarts it)."""
+        if self.served is not None and not self.served.weight_reload:
+            await self.close()
+
+    async def close(self) -> None:
+        if self._stack is not None:
+            stack, self._stack, self.served = self._stack, None, None
+            await stack.aclose()
+
+
 async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
     """Run GRPO with rollouts from the served policy against an in-process arena serving `recipe.envs_dir`.
 
@@ -138,7 +184,6 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
         TrainingSetupError: when the data, the environments or the model is missing.
         BatchFillingError: when `max_fill_rounds` rounds in one step find too few groups with a learning signal.
     """
-    from agent_sdk import OpenAIChatModel, VllmOptions, serve_model
     from mcp_servers import ArenaServer, LocalSandbox, serve_app
     from rl._models import resolve_model
 
@@ -152,77 +197,103 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
     if missing:
         raise TrainingSetupError(f"{train_file}: environments not found under {recipe.envs_dir}: {missing[:5]}")
     recipe.output_dir.mkdir(parents=True, exist_ok=True)
-    model_dir = recipe.output_dir / "model"
-    state_path, metrics_path = recipe.output_dir / "state.json", recipe.output_dir / "metrics.jsonl"
-    state = _State.model_validate_json(state_path.read_bytes()) if state_path.is_file() else None
-    if state is None:
-        metrics_path.write_text("")
+    run = _Run(recipe, tasks)
+    if run.state is None:
+        run.metrics_path.write_text("")
         source = resolve_model(recipe.model)
         if source is None or not Path(source, "config.json").is_file():
             raise TrainingSetupError(f"{recipe.model}: not a Hugging Face model directory (served GRPO serves it)")
-    served_dir = str(model_dir) if state else str(source)
-    records = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
-    model, tokenizer = await anyio.to_thread.run_sync(_load_policy, recipe, served_dir)
-    update = PolicyUpdate(model, tokenizer, lr=recipe.lr, max_tokens=recipe.max_train_tokens)
-    filler: BatchFiller[RolloutGroup] = BatchFiller(
-        n=recipe.prompts_per_step, rewards=lambda g: g.rewards, delta=recipe.delta, max_rounds=recipe.max_fill_rounds
-    )
-    done = state.steps if state else 0
-    cycle = _TaskCycle(tasks, recipe.seed + done)
-    rollout = RolloutSettings(max_turns=recipe.max_turns, max_tokens=recipe.max_reply_tokens, temperature=recipe.temperature,
-                              call_timeout_s=recipe.call_timeout_s)
-    options = VllmOptions(max_model_len=recipe.max_model_len)
+        run.policy_dir = str(source)
+    await run.load()
     started = time.monotonic()
+    server = _PolicyServer(recipe)
     async with LocalSandbox(workers=2) as sandbox, anyio.create_task_group() as tg:
         port = await tg.start(serve_app, ArenaServer(list(envs.values()), sandbox).app)
-        arena_url = f"http://127.0.0.1:{port}"
-        for step in range(done + 1, recipe.max_steps + 1):
-            t0 = time.monotonic()
-            played: list[RolloutGroup] = []
-            async with serve_model(served_dir, backend=recipe.backend, options=options,
-                                   log_path=recipe.output_dir / "server.log") as served:
-                t1 = time.monotonic()
-                policy = OpenAIChatModel(served.model_name, base_url=served.base_url, timeout_s=600.0,
-                                         max_concurrency=recipe.prompts_per_step * recipe.group_size)
-
-                async def generate() -> list[RolloutGroup]:
-                    groups = await play_round(policy, arena_url, cycle.take(recipe.prompts_per_step), recipe.group_size, rollout)
-                    played.extend(groups)
-                    return groups
-
-                try:
-                    if recipe.batch_filling:
-                        batch, fill = await filler.afill(generate)
-                    else:
-                        batch, fill = await generate(), None
-                finally:
-                    await policy.aclose()
-            t2 = time.monotonic()
-            stats: UpdateStats = await anyio.to_thread.run_sync(update.step, batch)
-            t3 = time.monotonic()
-            await anyio.to_thread.run_sync(_save, model, tokenizer, model_dir)
-            served_dir = str(model_dir)
-            state_path.write_text(_State(steps=step, model_dir=served_dir).model_dump_json())
-            rollouts = [r for g in played for r in g.rollouts]
-            trained = [r for g in batch for r in g.rollouts]
-            record = StepRecord(
-                step=step, reward=_mean([r.reward.reward for r in rollouts]), batch_reward=_mean([r.reward.reward for r in trained]),
-                episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
-                samples=stats.samples, tokens=stats.tokens, serve_s=round(t1 - t0, 1), rollout_s=round(t2 - t1, 1),
-                update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
-            )
-            records.append(record.model_dump(mode="json"))
-            with metrics_path.open("a", encoding="utf-8") as fh:
-                fh.write(record.model_dump_json() + "\n")
+        try:
+            for step in range(run.done + 1, recipe.max_steps + 1):
+                await run.step(step, server, f"http://127.0.0.1:{port}")
+        finally:
+            with anyio.CancelScope(shield=True):
+                await server.close()
         tg.cancel_scope.cancel()
+    records = run.records
     plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (served) on {len(envs)} envs") if recipe.plot else None
     return TrainReport(
         steps=len(records), episodes=sum(int(r["episodes"]) for r in records), tool_calls=sum(int(r["tool_calls"]) for r in records),
         rewards=[float(r["reward"]) for r in records], losses=[float(r["loss"]) for r in records],
         batch_filling=[StepStats.model_validate(r["batch_filling"]) for r in records if r.get("batch_filling")],
-        metrics_path=str(metrics_path), plot_path=str(plot) if plot else None, model_dir=str(model_dir) if records else None,
-        wall_s=time.monotonic() - started,
+        metrics_path=str(run.metrics_path), plot_path=str(plot) if plot else None,
+        model_dir=str(run.model_dir) if records else None, wall_s=time.monotonic() - started,
     )
+
+
+class _Run:
+    """One run's state on disk (`state.json`, `metrics.jsonl`, `model/`) and its steps."""
+
+    def __init__(self, recipe: ServedRecipe, tasks: list[RlTask]) -> None:
+        self.recipe = recipe
+        self.model_dir = recipe.output_dir / "model"
+        self.state_path, self.metrics_path = recipe.output_dir / "state.json", recipe.output_dir / "metrics.jsonl"
+        self.state = _State.model_validate_json(self.state_path.read_bytes()) if self.state_path.is_file() else None
+        self.done = self.state.steps if self.state else 0
+        self.policy_dir = str(self.model_dir)
+        self.records: list[dict[str, Any]] = (
+            [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()] if self.state else []
+        )
+        self.cycle = _TaskCycle(tasks, recipe.seed + self.done)
+        self.filler: BatchFiller[RolloutGroup] = BatchFiller(
+            n=recipe.prompts_per_step, rewards=lambda g: g.rewards, delta=recipe.delta, max_rounds=recipe.max_fill_rounds
+        )
+        self.rollout = RolloutSettings(
+            max_turns=recipe.max_turns, max_tokens=recipe.max_reply_tokens, temperature=recipe.temperature,
+            call_timeout_s=recipe.call_timeout_s,
+        )
+
+    async def load(self) -> None:
+        self.model, self.tokenizer = await anyio.to_thread.run_sync(_load_policy, self.recipe, self.policy_dir)
+        self.update = PolicyUpdate(self.model, self.tokenizer, lr=self.recipe.lr, max_tokens=self.recipe.max_train_tokens)
+
+    async def step(self, step: int, server: _PolicyServer, arena_url: str) -> None:
+        from agent_sdk import OpenAIChatModel
+
+        recipe = self.recipe
+        t0 = time.monotonic()
+        served = await server.serve(self.policy_dir)
+        t1 = time.monotonic()
+        played: list[RolloutGroup] = []
+        policy = OpenAIChatModel(served.model_name, base_url=served.base_url, timeout_s=600.0,
+                                 max_concurrency=recipe.prompts_per_step * recipe.group_size)
+
+        async def generate() -> list[RolloutGroup]:
+            groups = await play_round(policy, arena_url, self.cycle.take(recipe.prompts_per_step), recipe.group_size, self.rollout)
+            played.extend(groups)
+            return groups
+
+        try:
+            if recipe.batch_filling:
+                batch, fill = await self.filler.afill(generate)
+            else:
+                batch, fill = await generate(), None
+        finally:
+            await policy.aclose()
+        await server.pause()
+        t2 = time.monotonic()
+        stats: UpdateStats = await anyio.to_thread.run_sync(self.update.step, batch)
+        t3 = time.monotonic()
+        await anyio.to_thread.run_sync(_save, self.model, self.tokenizer, self.model_dir)
+        self.policy_dir = str(self.model_dir)
+        self.state_path.write_text(_State(steps=step, model_dir=self.policy_dir).model_dump_json())
+        rollouts = [r for g in played for r in g.rollouts]
+        trained = [r for g in batch for r in g.rollouts]
+        record = StepRecord(
+            step=step, reward=_mean([r.reward.reward for r in rollouts]), batch_reward=_mean([r.reward.reward for r in trained]),
+            episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
+            samples=stats.samples, tokens=stats.tokens, serve_s=round(t1 - t0, 1), rollout_s=round(t2 - t1, 1),
+            update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
+        )
+        self.records.append(record.model_dump(mode="json"))
+        with self.metrics_path.open("a", encoding="utf-8") as fh:
+            fh.write(record.model_dump_json() + "\n")
 
 
 def _mean(values: list[float]) -> float:

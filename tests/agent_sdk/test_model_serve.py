@@ -214,6 +214,49 @@ async def test_serve_model_with_vllm_returns_structured_tool_calls():
     assert "\n" not in constrained.message.content  # whitespace is bounded server-side
 
 
+def test_weight_reload_is_opt_in():
+    from agent_sdk import ServedModel, UserError
+    from agent_sdk._serve import vllm_env
+
+    assert "VLLM_SERVER_DEV_MODE" not in vllm_env(VllmOptions())
+    assert vllm_env(VllmOptions(weight_reload=True))["VLLM_SERVER_DEV_MODE"] == "1"
+    plain = ServedModel(base_url="http://127.0.0.1:1/v1", model_name="m", backend="local")
+    with pytest.raises(UserError, match="cannot reload weights"):
+        anyio.run(plain.reload_weights, "/nowhere")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+async def test_vllm_reloads_new_weights_in_place(tmp_path):
+    if find_vllm_python() is None:
+        pytest.skip(f"vLLM is not installed (no {DEFAULT_VLLM_PYTHON}; run scripts/install_vllm.sh)")
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from agent_sdk import embedded_model_dir
+
+    source = embedded_model_dir()
+    changed = tmp_path / "changed"
+    model = AutoModelForCausalLM.from_pretrained(str(source), dtype=torch.bfloat16)
+    with torch.no_grad():
+        for parameter in model.model.layers[-1].parameters():
+            parameter.mul_(1.5)
+    model.save_pretrained(str(changed))
+    AutoTokenizer.from_pretrained(str(source)).save_pretrained(str(changed))
+    prompt = [ChatMessage(role="user", content="Name three rivers of Europe.")]
+    greedy = SamplingSettings(max_tokens=24, temperature=0)
+    options = VllmOptions(enforce_eager=True, weight_reload=True)
+    async with serve_model(source, backend="vllm", options=options, startup_timeout_s=600) as served:
+        assert served.weight_reload
+        async with OpenAIChatModel(served.model_name, base_url=served.base_url, timeout_s=300) as client:
+            before = (await client.complete(prompt, [], settings=greedy)).message.content
+            await served.reload_weights(changed)
+            after = (await client.complete(prompt, [], settings=greedy)).message.content
+            await served.reload_weights(source)
+            back = (await client.complete(prompt, [], settings=greedy)).message.content
+    assert after != before and back == before
+
+
 STAND_IN_VLLM = """#!{python}
 # Answers the vLLM probe and serves /v1/models, as far as `serve_model` looks.
 import http.server, os, sys

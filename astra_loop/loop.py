@@ -231,7 +231,13 @@ class _Loop:
         settings = SamplingSettings(temperature=0.0, max_tokens=p.eval_max_tokens)
         self.layout.eval.mkdir(parents=True, exist_ok=True)
         # The base model goes first: its scores stand even when the trained model cannot be found.
-        for label, find_target in (("base", lambda: self.config.base_endpoint or self.config.policy), ("trained", self._trained_target)):
+        # After GRPO steps the cold-start model is scored too, so the report separates what SFT and RL each added.
+        targets: list[tuple[str, Callable[[], str]]] = [("base", lambda: self.config.base_endpoint or self.config.policy)]
+        grpo = StageBook(self.config.out).record("grpo")
+        if not self.config.trained_model and grpo is not None and grpo.summary.get("steps"):
+            targets.append(("cold_start", self._cold_start_model))
+        targets.append(("trained", self._trained_target))
+        for label, find_target in targets:
             path = self.layout.eval / f"{label}.json"
             if path.is_file():  # one model finished before a kill: keep its scores
                 results[label] = EvalResult.model_validate_json(path.read_bytes())
@@ -241,7 +247,10 @@ class _Loop:
                 results[label] = await evaluate(model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency)
             path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")
         base, trained = results["base"].mean_reward, results["trained"].mean_reward
-        return {"base_mean_f1": round(base, 4), "trained_mean_f1": round(trained, 4), "delta": round(trained - base, 4), "envs": len(results["base"].scores)}
+        summary = {"base_mean_f1": round(base, 4), "trained_mean_f1": round(trained, 4), "delta": round(trained - base, 4), "envs": len(results["base"].scores)}
+        if "cold_start" in results:
+            summary["cold_start_mean_f1"] = round(results["cold_start"].mean_reward, 4)
+        return summary
 
 
 async def run_loop(

@@ -166,10 +166,21 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
         lines += [f"Evaluation set: `{base.envs_dir}`; base `{base.model}`, trained `{trained.model}`.", ""]
         lines += [f"![before/after]({plot_before_after(pairs, layout.plots / 'before_after.png').relative_to(out)})", ""]
         calls = {label: {s.env: s.c for s in result.scores} for label, result in (("base", base), ("trained", trained))}
-        table = [[env, f"{b:.3f}", f"{t:.3f}", f"{t - b:+.3f}", f"{calls['base'].get(env, '-')} → {calls['trained'].get(env, '-')}"] for env, b, t in pairs]
+        cold = load_eval(layout, "cold_start")
+        middle = {s.env: s.reward for s in cold.scores} if cold else None
+        table = [
+            [env, f"{b:.3f}", *([f"{middle.get(env, 0.0):.3f}"] if middle is not None else []), f"{t:.3f}", f"{t - b:+.3f}",
+             f"{calls['base'].get(env, '-')} → {calls['trained'].get(env, '-')}"]
+            for env, b, t in pairs
+        ]
         mean_delta = trained.mean_reward - base.mean_reward
-        table.append(["**mean**", f"**{base.mean_reward:.3f}**", f"**{trained.mean_reward:.3f}**", f"**{mean_delta:+.3f}**", ""])
-        lines += _table(["environment", "base F1", "trained F1", "delta", "tool calls"], table) + [""]
+        table.append(["**mean**", f"**{base.mean_reward:.3f}**", *([f"**{cold.mean_reward:.3f}**"] if cold else []),
+                      f"**{trained.mean_reward:.3f}**", f"**{mean_delta:+.3f}**", ""])
+        header = ["environment", "base F1", *(["cold-start F1"] if cold else []), "trained F1", "delta", "tool calls"]
+        lines += _table(header, table) + [""]
+        if cold:
+            lines += [f"Cold-start SFT alone: {cold.mean_reward - base.mean_reward:+.3f}; GRPO after it: "
+                      f"{trained.mean_reward - cold.mean_reward:+.3f} (trained − cold start).", ""]
         worse = [env for env, b, t in pairs if t < b - _NOISE]
         lines += [f"Worse than base by more than {_NOISE}: {', '.join(worse) if worse else 'none'}.", ""]
     else:

@@ -213,8 +213,9 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
             for step in range(run.done + 1, recipe.max_steps + 1):
                 await run.step(step, server, f"http://127.0.0.1:{port}")
         finally:
-            with anyio.CancelScope(shield=True):
-                await server.close()
+            # Not under a shield scope: the server's own task group must be the scope it exits from
+            # (its stop is shielded inside `serve_model`).
+            await server.close()
         tg.cancel_scope.cancel()
     records = run.records
     plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (served) on {len(envs)} envs") if recipe.plot else None

@@ -123,6 +123,30 @@ async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_
     assert (config.out / "plots" / "before_after.png").is_file()
 
 
+async def test_after_grpo_steps_the_cold_start_model_is_scored_between_base_and_trained(
+    tmp_path: Path, train_envs: Path, eval_envs: Path, golden
+) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    await run_loop(config, until="audit")
+    book = StageBook(config.out)
+    book.finish(StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": "sft/model"}))
+    book.finish(StageRecord(name="grpo", finished_at="2026-12-01T10:00:00+00:00", wall_s=2.0, summary={"model_dir": "grpo/model", "steps": 3}))
+    opened: list[str] = []
+
+    @asynccontextmanager
+    async def policies(target: str, **options: object):
+        opened.append(target)
+        yield golden(eval_envs) if target == "grpo/model" else FunctionModel(lambda messages, tools, settings: "No idea.")
+
+    records = await run_loop(config, models=policies)
+    assert opened == ["embedded", "sft/model", "grpo/model"]
+    assert records[-1].summary["cold_start_mean_f1"] == 0.0 and records[-1].summary["trained_mean_f1"] == 1.0
+    report = (config.out / "report.md").read_text()
+    assert "| environment | base F1 | cold-start F1 | trained F1 | delta | tool calls |" in report
+    assert "| flight_gate | 0.000 | 0.000 | 1.000 | +1.000 | 0 → 2 |" in report
+    assert "Cold-start SFT alone: +0.000; GRPO after it: +1.000" in report
+
+
 async def test_no_grpo_steps_hands_the_cold_start_model_to_the_evaluation(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs,
                         preset=preset("cpu-small").model_copy(update={"grpo_steps": 0}))

@@ -47,9 +47,9 @@ class LoopPreset(BaseModel):
 PRESETS: dict[str, LoopPreset] = {
     "cpu-small": LoopPreset(
         name="cpu-small", synth_rows=8, sft_rollouts_per_server=4, synth_concurrency=8,
-        sft_epochs=2.0, sft_lr=5e-6, sft_batch_size=2, sft_max_length=2048,
-        grpo_steps=20, prompts_per_step=2, group_size=4, grpo_lr=1e-5, max_completion_length=384, max_turns=6,
-        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, torch_threads=2,
+        sft_epochs=1.0, sft_lr=5e-6, sft_batch_size=2, sft_max_length=2048,
+        grpo_steps=6, prompts_per_step=2, group_size=4, grpo_lr=1e-5, max_completion_length=384, max_turns=6,
+        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, torch_threads=2, grpo_top_layers=4, distractors_per_band=1,
     ),
     "astra": LoopPreset(
         name="astra", synth_rows=400, sft_rollouts_per_server=None, synth_concurrency=64,
@@ -58,7 +58,8 @@ PRESETS: dict[str, LoopPreset] = {
         eval_max_turns=32, eval_concurrency=64, eval_max_tokens=4096,
     ),
 }
-"""The named presets: `cpu-small` (2 cores, the embedded model, < 90 minutes) and `astra` (the paper's scale)."""
+"""The named presets: `cpu-small` (2 cores, the embedded model: 59 minutes measured with the 32 example
+training environments, 8 knowledge rows and one tool-doc file) and `astra` (the paper's scale)."""
 
 
 def preset(name: str) -> LoopPreset:

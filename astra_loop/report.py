@@ -105,13 +105,18 @@ def plot_reward_curve(points: list[tuple[int, float]], path: Path) -> Path:
     return path
 
 
-def plot_before_after(rows: list[tuple[str, float, float]], path: Path) -> Path:
-    """Grouped bars: base and trained F1 per evaluation environment."""
+def plot_before_after(rows: list[tuple[str, float, float]], path: Path, cold_start: dict[str, float] | None = None) -> Path:
+    """Grouped bars: base, (cold-start,) and trained F1 per evaluation environment."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4))
     xs = range(len(rows))
-    ax.bar([x - 0.2 for x in xs], [r[1] for r in rows], width=0.4, label="base", color="#8c8c8c")
-    ax.bar([x + 0.2 for x in xs], [r[2] for r in rows], width=0.4, label="trained", color="#4C72B0")
+    series = [("base", [r[1] for r in rows], "#8c8c8c")]
+    if cold_start is not None:
+        series.append(("cold start", [cold_start.get(r[0], 0.0) for r in rows], "#a6c8e0"))
+    series.append(("trained", [r[2] for r in rows], "#4C72B0"))
+    width = 0.8 / len(series)
+    for i, (label, values, color) in enumerate(series):
+        ax.bar([x + (i - (len(series) - 1) / 2) * width for x in xs], values, width=width, label=label, color=color)
     ax.set_xticks(list(xs), [r[0] for r in rows], rotation=45, ha="right")
     ax.set_ylabel("F1 reward")
     ax.set_ylim(0, 1)
@@ -164,10 +169,10 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
     if base and trained:
         pairs = before_after(base, trained)
         lines += [f"Evaluation set: `{base.envs_dir}`; base `{base.model}`, trained `{trained.model}`.", ""]
-        lines += [f"![before/after]({plot_before_after(pairs, layout.plots / 'before_after.png').relative_to(out)})", ""]
-        calls = {label: {s.env: s.c for s in result.scores} for label, result in (("base", base), ("trained", trained))}
         cold = load_eval(layout, "cold_start")
         middle = {s.env: s.reward for s in cold.scores} if cold else None
+        lines += [f"![before/after]({plot_before_after(pairs, layout.plots / 'before_after.png', middle).relative_to(out)})", ""]
+        calls = {label: {s.env: s.c for s in result.scores} for label, result in (("base", base), ("trained", trained))}
         table = [
             [env, f"{b:.3f}", *([f"{middle.get(env, 0.0):.3f}"] if middle is not None else []), f"{t:.3f}", f"{t - b:+.3f}",
              f"{calls['base'].get(env, '-')} → {calls['trained'].get(env, '-')}"]

@@ -164,3 +164,14 @@ async def test_play_entry_keeps_parallel_calls_in_one_step_and_a_missed_call_fai
     assert outcome.turns[-1] == [[call] for call in expected[-1]] + [[]]
     verdict = score_entry(entry, outcome.turns)
     assert verdict["valid"] is False and verdict["error_type"] in CHECKER_ERRORS
+
+
+def test_a_call_with_argument_names_python_cannot_take_still_round_trips() -> None:
+    """A model's key like `(required` is kept (in `**{...}`), so the result file and the checker get the call."""
+    from harness.bfcl._score import step_text
+
+    arguments = {"symbol": "Zeta Corp", "(required": "True", "class": 1}
+    text = call_string("remove_stock_from_watchlist", arguments)
+    assert text == "remove_stock_from_watchlist(symbol='Zeta Corp',**{'(required': 'True', 'class': 1})"
+    assert parse_call_string(text) == ("remove_stock_from_watchlist", [], arguments)
+    assert json.loads(step_text([text]).split("\n")[1]) == {"name": "remove_stock_from_watchlist", "arguments": arguments}

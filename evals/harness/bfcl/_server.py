@@ -15,6 +15,7 @@ import copy
 import importlib
 import inspect
 import json
+import keyword
 from typing import Any
 
 import mcp_types as types
@@ -28,8 +29,15 @@ __all__ = ["BfclEpisode", "call_string", "doc_to_schema", "parse_call_string"]
 
 
 def call_string(name: str, arguments: dict[str, Any]) -> str:
-    """The call as BFCL writes decoded calls: `name(k=repr(v),...)`."""
-    return f"{name}({','.join(f'{k}={v!r}' for k, v in arguments.items())})"
+    """The call as BFCL writes decoded calls: `name(k=repr(v),...)`.
+
+    Argument names that cannot be Python keywords (a model may write `(required`) go into a
+    trailing `**{...}`, so the string still parses, and executing it fails as BFCL's own
+    executor fails on such a call: with an unexpected-argument error.
+    """
+    plain = [f"{k}={v!r}" for k, v in arguments.items() if k.isidentifier() and not keyword.iskeyword(k)]
+    odd = {k: v for k, v in arguments.items() if not (k.isidentifier() and not keyword.iskeyword(k))}
+    return f"{name}({','.join(plain + ([f'**{odd!r}'] if odd else []))})"
 
 
 def parse_call_string(call: str) -> tuple[str, list[Any], dict[str, Any]]:
@@ -43,7 +51,12 @@ def parse_call_string(call: str) -> tuple[str, list[Any], dict[str, Any]]:
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             raise ValueError("not a plain function call")
         args = [ast.literal_eval(a) for a in node.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+        kwargs: dict[str, Any] = {}
+        for k in node.keywords:
+            value = ast.literal_eval(k.value)
+            if k.arg is None and not isinstance(value, dict):
+                raise ValueError("** of a non-dict")
+            kwargs.update(value if k.arg is None else {k.arg: value})
     except (SyntaxError, ValueError) as exc:
         raise ValueError(f"cannot parse BFCL call {call!r}: {exc}") from exc
     return node.func.id, args, kwargs

@@ -96,26 +96,28 @@ async def test_the_synth_stage_feeds_verify_with_a_scripted_generator(tmp_path: 
     assert "| assemble |" in (tmp_path / "run" / "report.md").read_text()
 
 
-async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_the_delta(
-    tmp_path: Path, train_envs: Path, eval_envs: Path, golden
-) -> None:
-    """Training stages are marked done by hand (no training in tests); scripted models play base and trained."""
-    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+async def _evaluate_after_training(config: LoopConfig, eval_envs: Path, golden, grpo: dict[str, object]) -> tuple[list, list[str]]:
+    """Run the loop to the audit, mark the training stages done by hand (no training in tests), then
+    evaluate: the GRPO model plays golden, every other model answers without a call."""
     await run_loop(config, until="audit")
     book = StageBook(config.out)
     book.finish(StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": "sft/model"}))
-    book.finish(StageRecord(name="grpo", finished_at="2026-12-01T10:00:00+00:00", wall_s=2.0, summary={"model_dir": "grpo/model"}))
+    book.finish(StageRecord(name="grpo", finished_at="2026-12-01T10:00:00+00:00", wall_s=2.0, summary=grpo))
     opened: list[str] = []
 
     @asynccontextmanager
     async def policies(target: str, **options: object):
         opened.append(target)
-        if target == "grpo/model":
-            yield golden(eval_envs)
-        else:
-            yield FunctionModel(lambda messages, tools, settings: "No idea.")
+        yield golden(eval_envs) if target == "grpo/model" else FunctionModel(lambda messages, tools, settings: "No idea.")
 
-    records = await run_loop(config, models=policies)
+    return await run_loop(config, models=policies), opened
+
+
+async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_the_delta(
+    tmp_path: Path, train_envs: Path, eval_envs: Path, golden
+) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    records, opened = await _evaluate_after_training(config, eval_envs, golden, {"model_dir": "grpo/model"})
     assert opened == ["embedded", "grpo/model"]
     assert records[-1].summary == {"base_mean_f1": 0.0, "trained_mean_f1": 1.0, "delta": 1.0, "envs": 2}
     report = (config.out / "report.md").read_text()
@@ -127,18 +129,7 @@ async def test_after_grpo_steps_the_cold_start_model_is_scored_between_base_and_
     tmp_path: Path, train_envs: Path, eval_envs: Path, golden
 ) -> None:
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
-    await run_loop(config, until="audit")
-    book = StageBook(config.out)
-    book.finish(StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": "sft/model"}))
-    book.finish(StageRecord(name="grpo", finished_at="2026-12-01T10:00:00+00:00", wall_s=2.0, summary={"model_dir": "grpo/model", "steps": 3}))
-    opened: list[str] = []
-
-    @asynccontextmanager
-    async def policies(target: str, **options: object):
-        opened.append(target)
-        yield golden(eval_envs) if target == "grpo/model" else FunctionModel(lambda messages, tools, settings: "No idea.")
-
-    records = await run_loop(config, models=policies)
+    records, opened = await _evaluate_after_training(config, eval_envs, golden, {"model_dir": "grpo/model", "steps": 3})
     assert opened == ["embedded", "sft/model", "grpo/model"]
     assert records[-1].summary["cold_start_mean_f1"] == 0.0 and records[-1].summary["trained_mean_f1"] == 1.0
     report = (config.out / "report.md").read_text()

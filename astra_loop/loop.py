@@ -191,25 +191,19 @@ class _Loop:
             if code != 0:
                 raise StageError(f"veRL exited with status {code}; logs under {self.layout.grpo}")
             return {"engine": "verl", "checkpoints": recipe.output_dir, "model_dir": None, "prepared": prepared.model_dump(mode="json")}
+        shared = {
+            "data_dir": self.layout.rl_data, "envs_dir": self.layout.train_envs, "output_dir": self.layout.grpo, "model": model,
+            "max_steps": p.grpo_steps, "prompts_per_step": p.prompts_per_step, "group_size": p.group_size, "lr": p.grpo_lr,
+            "max_turns": p.max_turns, "seed": cfg.seed, "torch_threads": p.torch_threads, "train_top_layers": p.grpo_top_layers,
+        }
         if cfg.engine == "served":
             from rl.served import ServedRecipe, train_served_grpo
 
-            served = ServedRecipe(
-                data_dir=self.layout.rl_data, envs_dir=self.layout.train_envs, output_dir=self.layout.grpo, model=model,
-                max_steps=p.grpo_steps, prompts_per_step=p.prompts_per_step, group_size=p.group_size, lr=p.grpo_lr,
-                max_turns=p.max_turns, max_reply_tokens=p.eval_max_tokens, seed=cfg.seed, torch_threads=p.torch_threads,
-                train_top_layers=p.grpo_top_layers, max_train_tokens=limit.max_prompt_length + p.max_completion_length,
-            )
-            report = await train_served_grpo(served)
-            return _grpo_summary("served", report, prepared.model_dump(mode="json"))
+            served = ServedRecipe(**shared, max_reply_tokens=p.eval_max_tokens, max_train_tokens=limit.max_prompt_length + p.max_completion_length)
+            return _grpo_summary("served", await train_served_grpo(served), prepared.model_dump(mode="json"))
         from rl.trl import TrlRecipe, train_grpo
 
-        recipe = TrlRecipe(
-            data_dir=self.layout.rl_data, envs_dir=self.layout.train_envs, output_dir=self.layout.grpo, model=model,
-            max_steps=p.grpo_steps, prompts_per_step=p.prompts_per_step, group_size=p.group_size, lr=p.grpo_lr,
-            max_completion_length=p.max_completion_length, max_turns=p.max_turns, seed=cfg.seed, torch_threads=p.torch_threads,
-            train_top_layers=p.grpo_top_layers,
-        )
+        recipe = TrlRecipe(**shared, max_completion_length=p.max_completion_length)
         report = await anyio.to_thread.run_sync(lambda: train_grpo(recipe))
         return _grpo_summary("trl", report, prepared.model_dump(mode="json"))
 

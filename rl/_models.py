@@ -145,3 +145,21 @@ def train_top_layers(model: Any, layers: int) -> int:
         if module is not None:
             module.requires_grad_(True)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def load_policy(model: str | None, *, torch_threads: int | None = None, top_layers: int | None = None) -> tuple[Any, Any]:
+    """The policy a GRPO engine trains: `load_model`, torch's thread count, optionally only the top
+    decoder layers trainable, and a tokenizer whose template renders tool calls.
+
+    Raises:
+        TrainingSetupError: as `load_model`, `train_top_layers` and `ensure_tool_template` do.
+    """
+    if torch_threads is not None:
+        import torch
+
+        torch.set_num_threads(torch_threads)
+    lm, tokenizer = load_model(model)
+    if top_layers is not None:
+        train_top_layers(lm, top_layers)
+    ensure_tool_template(tokenizer)
+    return lm, tokenizer

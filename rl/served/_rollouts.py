@@ -7,7 +7,6 @@ rollouts run concurrently, so a vLLM server batches them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import anyio
@@ -15,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from agent_sdk import Agent, ChatModel, SamplingSettings, Toolbox, Trajectory
 from rl._episode import episode_url
+from rl.batch_filling import reward_std
 from rl.datasets import RlTask
 from rl.reward import RewardParts, f1_reward
 
@@ -40,8 +40,7 @@ class RolloutGroup(BaseModel):
     def advantages(self, eps: float = 1e-6) -> list[float]:
         """GRPO advantages: (reward - group mean) / (group std + eps); all 0 for a constant group."""
         rewards = self.rewards
-        mean = sum(rewards) / len(rewards)
-        std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / len(rewards))
+        mean, std = sum(rewards) / len(rewards), reward_std(rewards)
         return [(r - mean) / (std + eps) if std > 0 else 0.0 for r in rewards]
 
 

@@ -17,18 +17,18 @@ and the batch-filling buffer start afresh.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import anyio
 from pydantic import BaseModel, Field
 
+from agent_sdk import OpenAIChatModel, ServedModel, VllmOptions, read_jsonl, serve_model
 from rl.batch_filling import BatchFiller, StepStats
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
@@ -37,9 +37,6 @@ from rl.presets import CPU_SMALL, GrpoSettings
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
 from rl.trl._grpo import TrainReport, plot_rewards
-
-if TYPE_CHECKING:
-    from agent_sdk import ServedModel
 
 _CPU = CPU_SMALL.grpo
 
@@ -89,7 +86,7 @@ class StepRecord(BaseModel):
 
 class _State(BaseModel):
     steps: int
-    model_dir: str
+    """Steps finished; their weights are in `model/`."""
 
 
 class _TaskCycle:
@@ -108,21 +105,6 @@ class _TaskCycle:
                 self.random.shuffle(self.queue)
             drawn.append(self.queue.pop())
         return drawn
-
-
-def _load_policy(recipe: ServedRecipe, model_dir: str) -> tuple[Any, Any]:
-    from rl._models import ensure_tool_template, load_model, train_top_layers
-
-    if recipe.torch_threads is not None:
-        import torch
-
-        torch.set_num_threads(recipe.torch_threads)
-    model, tokenizer = load_model(model_dir)
-    if recipe.train_top_layers is not None:
-        train_top_layers(model, recipe.train_top_layers)
-    ensure_tool_template(tokenizer)
-    model.eval()
-    return model, tokenizer
 
 
 def _save(model: Any, tokenizer: Any, directory: Path) -> None:
@@ -146,8 +128,6 @@ class _PolicyServer:
     """
 
     def __init__(self, recipe: ServedRecipe) -> None:
-        from agent_sdk import VllmOptions
-
         self.recipe = recipe
         self.options = VllmOptions(max_model_len=recipe.max_model_len, weight_reload=recipe.weight_reload)
         self.served: ServedModel | None = None
@@ -155,8 +135,6 @@ class _PolicyServer:
 
     async def serve(self, model_dir: str) -> ServedModel:
         """The server, answering with the weights in `model_dir`."""
-        from agent_sdk import serve_model
-
         if self.served is not None and self.served.weight_reload:
             await self.served.reload_weights(model_dir)
             return self.served
@@ -238,9 +216,7 @@ class _Run:
         self.state = _State.model_validate_json(self.state_path.read_bytes()) if self.state_path.is_file() else None
         self.done = self.state.steps if self.state else 0
         self.policy_dir = str(self.model_dir)
-        self.records: list[dict[str, Any]] = (
-            [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()] if self.state else []
-        )
+        self.records: list[dict[str, Any]] = read_jsonl(self.metrics_path).values if self.state else []
         self.cycle = _TaskCycle(tasks, recipe.seed + self.done)
         self.filler: BatchFiller[RolloutGroup] = BatchFiller(
             n=recipe.prompts_per_step, rewards=lambda g: g.rewards, delta=recipe.delta, max_rounds=recipe.max_fill_rounds
@@ -251,12 +227,16 @@ class _Run:
         )
 
     async def load(self) -> None:
-        self.model, self.tokenizer = await anyio.to_thread.run_sync(_load_policy, self.recipe, self.policy_dir)
+        from rl._models import load_policy
+
+        recipe = self.recipe
+        self.model, self.tokenizer = await anyio.to_thread.run_sync(
+            lambda: load_policy(self.policy_dir, torch_threads=recipe.torch_threads, top_layers=recipe.train_top_layers)
+        )
+        self.model.eval()
         self.update = PolicyUpdate(self.model, self.tokenizer, lr=self.recipe.lr, max_tokens=self.recipe.max_train_tokens)
 
     async def step(self, step: int, server: _PolicyServer, arena_url: str) -> None:
-        from agent_sdk import OpenAIChatModel
-
         recipe = self.recipe
         t0 = time.monotonic()
         served = await server.serve(self.policy_dir)
@@ -283,7 +263,7 @@ class _Run:
         t3 = time.monotonic()
         await anyio.to_thread.run_sync(_save, self.model, self.tokenizer, self.model_dir)
         self.policy_dir = str(self.model_dir)
-        self.state_path.write_text(_State(steps=step, model_dir=self.policy_dir).model_dump_json())
+        self.state_path.write_text(_State(steps=step).model_dump_json())
         rollouts = [r for g in played for r in g.rollouts]
         trained = [r for g in batch for r in g.rollouts]
         record = StepRecord(

@@ -112,7 +112,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     except ImportError as exc:
         raise TrainingSetupError(f"TRL training needs the `train` extra: {exc}") from exc
     from mcp_servers import ArenaServer, LocalSandbox, serve_app
-    from rl._models import ensure_tool_template, load_model, train_top_layers
+    from rl._models import load_policy
     from rl.trl._env import environment_factories, f1_reward_func
     from rl.trl._parsing import agent_response_parser
 
@@ -127,14 +127,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
     missing = sorted({t.env_id for t in tasks} - set(envs))
     if missing:
         raise TrainingSetupError(f"{train_file}: environments not found under {recipe.envs_dir}: {missing[:5]}")
-    if recipe.torch_threads is not None:
-        import torch
-
-        torch.set_num_threads(recipe.torch_threads)
-    model, tokenizer = load_model(recipe.model)
-    if recipe.train_top_layers is not None:
-        train_top_layers(model, recipe.train_top_layers)
-    ensure_tool_template(tokenizer)
+    model, tokenizer = load_policy(recipe.model, torch_threads=recipe.torch_threads, top_layers=recipe.train_top_layers)
     recipe.output_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = recipe.output_dir / "metrics.jsonl"
     metrics_path.write_text("")

@@ -3,7 +3,7 @@
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, cache_dir, embedded_model_dir
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir
 from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
     read_openai_jsonl,
@@ -23,7 +23,7 @@ from agent_sdk._model import ChatModel
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._request_guard import RequestGuard
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
-from agent_sdk._targets import is_local_target, model_from_target
+from agent_sdk._targets import is_local_target, local_model_path, model_from_target
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
 from agent_sdk._tool_source import ToolInfo, ToolResult, ToolSource, WrapperTools
 from agent_sdk._toolbox import Toolbox
@@ -100,7 +100,11 @@ __all__ = [
     "ModelRequest",
     "RequestGuard",
     # Local backend, the embedded default model, model serving and model targets.
+    "EMBEDDED_MODELS",
     "EMBEDDED_MODEL_NAME",
+    "STUDENT",
+    "TEACHER",
+    "EmbeddedModel",
     "LocalChatModel",
     "ServedModel",
     "VllmOptions",
@@ -108,6 +112,7 @@ __all__ = [
     "embedded_model_dir",
     "find_vllm_python",
     "is_local_target",
+    "local_model_path",
     "model_from_target",
     "serve_model",
 ]

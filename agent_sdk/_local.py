@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, embedded_model_dir, restore_control_tokens
+from agent_sdk._embedded import EMBEDDED_MODELS, embedded_model_dir, restore_control_tokens
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
@@ -60,8 +60,9 @@ class LocalChatModel:
     """A `ChatModel` running a Hugging Face causal LM in this process with transformers.
 
     Args:
-        model: "embedded" (the default Qwen2.5-Coder-0.5B-Instruct, see `embedded_model_dir`),
-            a Hugging Face model directory, or a `.gguf` file (dequantized on load).
+        model: an embedded name ("embedded", the default Qwen2.5-Coder-0.5B-Instruct; "teacher",
+            the 1.5B; see `embedded_model_dir`), a Hugging Face model directory, or a `.gguf`
+            file (dequantized on load).
         name: the model name reported on responses (default: from the model).
         device: "cpu", "cuda" or "cuda:N" (default: cuda if available, else cpu).
         dtype: torch dtype name (default: bfloat16 on a GPU or a CPU with native bf16 support,
@@ -103,8 +104,8 @@ class LocalChatModel:
         threads = threads or int(os.environ.get("ASTRA_TORCH_THREADS") or 0)
         if threads:
             torch.set_num_threads(threads)
-        embedded = str(model) == "embedded"
-        path = embedded_model_dir() if embedded else Path(model).expanduser()
+        embedded = EMBEDDED_MODELS.get(str(model))
+        path = embedded_model_dir(model=embedded) if embedded else Path(model).expanduser()
         if not path.exists():
             raise UserError(f"{path}: no such model directory or GGUF file")
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -127,7 +128,7 @@ class LocalChatModel:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self._eos = self._eos_ids()
-        self.name = name or (EMBEDDED_MODEL_NAME if embedded else path.stem if path.is_file() else path.name)
+        self.name = name or (embedded.served_name if embedded else path.stem if path.is_file() else path.name)
         self.settings = settings or SamplingSettings(max_tokens=512)
         self.max_batch_size = max_batch_size
         self.batch_window_s = batch_window_s

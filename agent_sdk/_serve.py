@@ -26,7 +26,7 @@ import anyio
 import httpx
 from pydantic import BaseModel, Field
 
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, cache_dir, embedded_model_dir
+from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, cache_dir, embedded_model_dir
 from agent_sdk.exceptions import ModelError, UserError
 
 __all__ = ["ServedModel", "VllmOptions", "find_vllm_python", "serve_model", "vllm_command", "vllm_env"]
@@ -183,7 +183,8 @@ async def serve_model(
     """Serve a model until the block exits; yields where to reach it.
 
     Args:
-        model_dir: a Hugging Face model directory; None or "embedded" for the embedded default.
+        model_dir: a Hugging Face model directory; None or an embedded name ("embedded", the
+            default student; "teacher").
         port: TCP port (default: a free one).
         served_name: model name clients send (default: the embedded name or the directory name).
         backend: "vllm" requires vLLM, "local" forces the transformers fallback, "auto" prefers vLLM.
@@ -196,11 +197,11 @@ async def serve_model(
         UserError: the model directory does not exist, or backend="vllm" without vLLM.
         ModelError: the server exited or did not answer within `startup_timeout_s`.
     """
-    embedded = model_dir is None or str(model_dir) == "embedded"
-    path = embedded_model_dir() if embedded else Path(model_dir).expanduser().resolve()  # type: ignore[arg-type]
+    embedded = STUDENT if model_dir is None else EMBEDDED_MODELS.get(str(model_dir))
+    path = embedded_model_dir(model=embedded) if embedded else Path(model_dir).expanduser().resolve()  # type: ignore[arg-type]
     if not (path / "config.json").is_file():
         raise UserError(f"{path}: not a Hugging Face model directory (no config.json)")
-    name = served_name or (EMBEDDED_MODEL_NAME if embedded else path.name)
+    name = served_name or (embedded.served_name if embedded else path.name)
     port = port or free_port(host)
     vllm_python = find_vllm_python(python) if backend != "local" else None
     if backend == "vllm" and vllm_python is None:

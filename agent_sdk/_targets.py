@@ -1,10 +1,13 @@
-"""`model_from_target`: one way from "embedded", a model path or an endpoint URL to a `ChatModel`.
+"""`model_from_target`: one way from an embedded name, a model path or an endpoint URL to a `ChatModel`.
 
 Every LLM-driven command takes the same kinds of target. An endpoint URL is used as is. A
-local model ("embedded", a Hugging Face directory, a `.gguf` file) is served for the duration
-of the block: behind vLLM when it is installed (as `astra demo` does), else in this process by
-the transformers backend. With no target at all, `$ASTRA_LLM_BASE_URL` is used when set, and
-otherwise the embedded model is started, and the user is told so.
+local model (an embedded name, "embedded" for the student or "teacher"; a Hugging Face
+directory; a `.gguf` file) is served for the duration of the block: behind vLLM when it is
+installed (as `astra demo` does), else in this process by the transformers backend. With no
+target at all, `$ASTRA_LLM_BASE_URL` is used when set, and otherwise the caller's default
+embedded model is started (the teacher for synthesis and judges, the student for a policy),
+and the user is told so. `local_model_path` is the same reading for code that loads weights
+itself (training).
 """
 
 from __future__ import annotations
@@ -18,27 +21,43 @@ from typing import Literal
 
 import anyio.to_thread
 
+from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, embedded_model_dir
 from agent_sdk._messages import SamplingSettings
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import ENV_BASE_URL, OpenAIChatModel
 from agent_sdk._serve import VllmOptions, find_vllm_python, serve_model
 from agent_sdk.exceptions import UserError
 
-__all__ = ["LocalBackend", "is_local_target", "model_from_target"]
+__all__ = ["LocalBackend", "is_local_target", "local_model_path", "model_from_target"]
 
 LocalBackend = Literal["auto", "vllm", "local"]
 """How a local model is run: "auto" (vLLM if installed, else transformers), "vllm" or "local"."""
 
-EMBEDDED = "embedded"
 _SYNTHESIS_CONTEXT = 16384
 """vLLM's context for a model served here: judges read whole trajectories (the model allows 32k)."""
 
 
 def is_local_target(target: str | None) -> bool:
-    """Whether `target` names a model to run here ("embedded", a directory, a .gguf file), not an endpoint."""
+    """Whether `target` names a model to run here (an embedded name, a directory, a .gguf file), not an endpoint."""
     if not target or target.startswith(("http://", "https://")):
         return False
-    return target == EMBEDDED or Path(target).expanduser().exists()
+    return target in EMBEDDED_MODELS or Path(target).expanduser().exists()
+
+
+def local_model_path(target: str) -> Path:
+    """The local model `target` names, as a path training can load: an embedded name becomes its
+    cached Hugging Face directory (built on first use); a directory or `.gguf` file is itself.
+
+    Raises:
+        UserError: `target` is a URL or names nothing here.
+        ModelError: an embedded model could not be built (chunk packages missing or corrupt).
+    """
+    if target in EMBEDDED_MODELS:
+        return embedded_model_dir(model=target)
+    if not is_local_target(target):
+        known = "', '".join(EMBEDDED_MODELS)
+        raise UserError(f"model {target!r}: not '{known}', nor an existing model directory or .gguf file")
+    return Path(target).expanduser()
 
 
 def _stderr(message: str) -> None:
@@ -57,14 +76,15 @@ async def model_from_target(
     timeout_s: float = 600.0,
     vllm_options: VllmOptions | None = None,
     startup_timeout_s: float = 900.0,
+    default: str = STUDENT.target,
     announce: Callable[[str], None] = _stderr,
 ) -> AsyncIterator[ChatModel]:
     """A `ChatModel` for `target`, open until the block exits (a served model is stopped then).
 
     Args:
-        target: an OpenAI-compatible base URL (`http(s)://...`); "embedded"; a Hugging Face
-            model directory or `.gguf` file; or None: `$ASTRA_LLM_BASE_URL` when set, else
-            the embedded model (announced).
+        target: an OpenAI-compatible base URL (`http(s)://...`); an embedded name ("embedded",
+            "teacher"); a Hugging Face model directory or `.gguf` file; or None:
+            `$ASTRA_LLM_BASE_URL` when set, else the `default` embedded model (announced).
         model_name: the model name to request at an endpoint (default `$ASTRA_LLM_MODEL`, else
             the server's first); the served name for a local model.
         api_key: bearer token for an endpoint (default `$ASTRA_LLM_API_KEY`).
@@ -75,6 +95,8 @@ async def model_from_target(
         timeout_s: limit for one request (endpoint models).
         vllm_options: vLLM settings (default: a 16k context).
         startup_timeout_s: how long a served model may take to answer.
+        default: the embedded model used when there is no target and no endpoint: "embedded"
+            (the student) for a policy, "teacher" for synthesis, emulators and judges.
         announce: where progress lines go (default: stderr).
 
     Raises:
@@ -86,8 +108,8 @@ async def model_from_target(
         target = os.environ.get(ENV_BASE_URL) or None
         if target is None:
             ignored = f" (model name {model_name!r} ignored)" if model_name else ""
-            announce(f"model: no endpoint given (--base-url or ${ENV_BASE_URL}); starting the embedded model{ignored}")
-            target, model_name = EMBEDDED, None
+            announce(f"model: no endpoint given (--base-url or ${ENV_BASE_URL}); starting the embedded {default} model{ignored}")
+            target, model_name = default, None
     if target.startswith(("http://", "https://")):
         async with OpenAIChatModel(
             model_name, base_url=target, api_key=api_key, settings=settings, max_concurrency=max_concurrency, timeout_s=timeout_s
@@ -95,13 +117,14 @@ async def model_from_target(
             yield remote
         return
     if not is_local_target(target):
-        raise UserError(f"model target {target!r}: not an http(s):// URL, 'embedded', or an existing model directory or .gguf file")
+        known = "', '".join(EMBEDDED_MODELS)
+        raise UserError(f"model target {target!r}: not an http(s):// URL, '{known}', or an existing model directory or .gguf file")
     gguf = target.endswith(".gguf")
     if backend == "vllm" or (backend == "auto" and not gguf and await anyio.to_thread.run_sync(find_vllm_python) is not None):
         announce(f"model: serving {target} with vLLM (the first start compiles for a few minutes) …")
         options = vllm_options or VllmOptions(max_model_len=_SYNTHESIS_CONTEXT)
         async with serve_model(
-            None if target == EMBEDDED else target, served_name=model_name, backend="vllm", options=options,
+            target, served_name=model_name, backend="vllm", options=options,
             startup_timeout_s=startup_timeout_s,
         ) as served:  # fmt: skip
             announce(f"model: {served.model_name} via {served.backend} at {served.base_url}")

@@ -28,6 +28,7 @@ import anyio.to_thread
 
 from agent_sdk._embedded import EMBEDDED_MODELS, embedded_model_dir, restore_control_tokens
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk._serve import cpu_has_bf16
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
 
@@ -109,7 +110,7 @@ class LocalChatModel:
         if not path.exists():
             raise UserError(f"{path}: no such model directory or GGUF file")
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        native_bf16 = self.device != "cpu" or _cpu_has_bf16()
+        native_bf16 = self.device != "cpu" or cpu_has_bf16()
         torch_dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if native_bf16 else torch.float32)
         source, extra = (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
         started = time.perf_counter()
@@ -315,14 +316,6 @@ class LocalChatModel:
                 request.finish_reason = "stop"
         request.text = text
         request.completion_tokens = len(tokens)
-
-
-def _cpu_has_bf16() -> bool:
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def _template_message(message: ChatMessage) -> dict[str, Any]:

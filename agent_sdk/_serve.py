@@ -74,7 +74,11 @@ class VllmOptions(BaseModel):
     """How to start vLLM's OpenAI-compatible server (defaults suit the 2-core CPU machines)."""
 
     max_model_len: int = 4096
-    dtype: str = "bfloat16"
+    dtype: str = Field(
+        default="auto",
+        description="Weights and activations: 'auto' is bfloat16 where the CPU computes it natively (AVX512-BF16, AMX), "
+        "else float32 (an AVX2 CPU emulates bf16: the 1.5B's first forward pass took over 20 minutes).",
+    )
     enforce_eager: bool = Field(default=False, description="Skip compilation: starts faster, ~25% slower.")
     kv_cache_gib: int = Field(default=2, description="VLLM_CPU_KVCACHE_SPACE (CPU builds only).")
     cpu_threads: str | None = Field(default=None, description="VLLM_CPU_OMP_THREADS_BIND; default: all cores.")
@@ -114,6 +118,22 @@ def find_vllm_python(python: str | Path | None = None) -> Path | None:
     return path if done.returncode == 0 else None
 
 
+def cpu_has_bf16() -> bool:
+    """Whether this CPU computes bfloat16 natively (AVX512-BF16 or AMX)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def resolve_dtype(dtype: str) -> str:
+    """`dtype` with 'auto' resolved for this machine (see `VllmOptions.dtype`)."""
+    if dtype != "auto":
+        return dtype
+    return "bfloat16" if cpu_has_bf16() else "float32"
+
+
 def vllm_command(
     python: Path, model_dir: Path, *, served_name: str, host: str, port: int, options: VllmOptions
 ) -> list[str]:
@@ -125,7 +145,7 @@ def vllm_command(
         str(python), "-m", "vllm.entrypoints.openai.api_server",
         "--model", str(model_dir), "--served-model-name", served_name,
         "--host", host, "--port", str(port),
-        "--dtype", options.dtype, "--max-model-len", str(options.max_model_len),
+        "--dtype", resolve_dtype(options.dtype), "--max-model-len", str(options.max_model_len),
         "--enable-auto-tool-choice", *parser,
     ]  # fmt: skip
     if options.enforce_eager:

@@ -15,7 +15,7 @@ from astra_cli._apps import model_app
 
 @model_app.command("serve")
 def serve(
-    model: Annotated[str, typer.Option("--model", help="'embedded' (default model) or a Hugging Face model directory.")] = "embedded",
+    model: Annotated[str, typer.Option("--model", help="'embedded' (the student, default), 'teacher' (the 1.5B that synthesis uses) or a Hugging Face model directory.")] = "embedded",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     name: Annotated[str | None, typer.Option("--name", help="Served model name (default: from the model).")] = None,
@@ -64,13 +64,15 @@ def serve(
 
 
 @model_app.command("path")
-def path() -> None:
-    """Print the embedded model's cached directory (assembling and converting it on first use)."""
+def path(
+    model: Annotated[str, typer.Option("--model", help="Which embedded model: 'embedded' (the student) or 'teacher'.")] = "embedded",
+) -> None:
+    """Print an embedded model's cached directory (assembling and converting it on first use)."""
     from agent_sdk import embedded_model_dir
     from agent_sdk.exceptions import AgentSdkError
 
     try:
-        typer.echo(str(embedded_model_dir()))
+        typer.echo(str(embedded_model_dir(model=model)))
     except AgentSdkError as exc:
         typer.secho(str(exc), err=True, fg="red")
         raise typer.Exit(2) from exc

@@ -1,23 +1,27 @@
 """Environment synthesis: questions, corpora or domains -> verified tool environments (ASTRA §3).
 
 Stages (each an LLM step with pydantic-validated output that fails closed): decompose,
-leak audit, tool necessity, four checks, tool synthesis (validated in the sandbox), merge,
-assemble + `verify`. Only environments that pass `verify` are written to `DIR/envs/`.
+leak audit, tool necessity, five checks, tool synthesis (validated in the sandbox), merge,
+assemble + `verify` + the meaning checks. Only environments that pass `verify` and every
+meaning check are written to `DIR/envs/`.
 """
 
 from synth.env.config import STAGES, SynthConfig, Thresholds
+from synth.env._meaning import MEANING_CODES, MeaningFinding, meaning_findings
 from synth.env.importer import Defect, ImportRecord, import_envs
 from synth.env.pipeline import SynthResult, load_seeds, synthesize_envs
 from synth.env.records import EnvRecord, Failure, Judgement, Sample, Seed, SubQuestion, SynthTool
 from synth.env.report import render_report
 
 __all__ = [
+    "MEANING_CODES",
     "STAGES",
     "Defect",
     "EnvRecord",
     "Failure",
     "ImportRecord",
     "Judgement",
+    "MeaningFinding",
     "Sample",
     "Seed",
     "SubQuestion",
@@ -27,6 +31,7 @@ __all__ = [
     "Thresholds",
     "import_envs",
     "load_seeds",
+    "meaning_findings",
     "render_report",
     "synthesize_envs",
 ]

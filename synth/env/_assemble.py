@@ -1,4 +1,4 @@
-"""Stage 6: build the final `Environment`, verify it over MCP, write it only when it passes."""
+"""Stage 6: build the final `Environment`, verify it over MCP, check its meaning, write it only when it passes both."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from agent_sdk import format_validation_error
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, verify_env
 from synth.env._code import render_module
+from synth.env._meaning import meaning_findings
 from synth.env.records import EnvRecord, Failure, Sample
 
 
@@ -88,13 +89,27 @@ def write_env(env: Environment, out_dir: Path) -> Path:
     return final
 
 
-async def assemble(sample: Sample, sandbox: Any, out_dir: Path) -> EnvRecord | Failure:
-    """Stage 6: build, verify, write."""
+def check_meaning(env: Environment, embedder: Any | None = None) -> Failure | None:
+    """The meaning checks (`_meaning`) on the final artifact; every finding's code is kept."""
+    findings = meaning_findings(env.spec, embedder)
+    if not findings:
+        return None
+    codes = sorted({f.code for f in findings})
+    detail = "; ".join(f"{f.code}: {f.message}" for f in findings)
+    return Failure(reason=codes[0] if len(codes) == 1 else "meaning_failed:" + ",".join(codes), detail=detail)
+
+
+async def assemble(sample: Sample, sandbox: Any, out_dir: Path, embedder: Any | None = None) -> EnvRecord | Failure:
+    """Stage 6: build, verify, check meaning, write.
+
+    Args:
+        embedder: a sentence-transformers model for the duplicate-tool rule (names only without).
+    """
     built = build_environment(sample)
     if isinstance(built, Failure):
         return built
     env, notes = built
-    failure = await verify(env, sandbox)
+    failure = await verify(env, sandbox) or check_meaning(env, embedder)
     if failure is not None:
         return failure
     path = write_env(env, out_dir)

@@ -1,4 +1,4 @@
-"""Stages 1-3: decompose, tool necessity, the four quality checks. Each fails closed.
+"""Stages 1-3: decompose, tool necessity, the five quality checks. Each fails closed.
 
 Every request goes through a `ReplyCheck`: a reply that copies the prompt's example is
 rejected as `copied_example` (`judge_copied_example` for the checks), and each structural
@@ -8,19 +8,52 @@ enforces them cannot produce the wrong number of items or an unknown id.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mcp_servers import answer_in_output, normalize_answer
 from synth.core import ReplyCheck, ask_structured, enforces_schema
 from synth.env import _schemas, prompts
+from synth.env._meaning import composition_problem
 from synth.env.config import SynthConfig
-from synth.env.records import CheckName, Decomposition, Failure, Judgement, Necessity, Sample, Scenario, Seed, SubQuestion
+from synth.env.records import (
+    CheckName,
+    CheckReply,
+    Decomposition,
+    Failure,
+    Judgement,
+    Necessity,
+    NecessityItem,
+    Sample,
+    Scenario,
+    Seed,
+    SubQuestion,
+)
 
-CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness")
+CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness", "coherence")
+
+_REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")
+
+
+def fill_references(d: Decomposition) -> Decomposition:
+    """`d` with every `{q1}` in a sub-question replaced by q1's answer, and q1 added to its dependencies.
+
+    A reference to an unknown or a later id is left as written, so the trace check names it.
+    """
+    answers = {q.id: q.answer for q in d.sub_questions}
+    order = {q.id: i for i, q in enumerate(d.sub_questions)}
+    subs: list[SubQuestion] = []
+    for q in d.sub_questions:
+        refs = [r for r in _REFERENCE.findall(q.question) if r in answers and order[r] < order[q.id]]
+        text = _REFERENCE.sub(lambda m: answers[m.group(1)] if m.group(1) in refs else m.group(0), q.question)
+        depends = list(dict.fromkeys([*q.depends_on, *refs]))
+        subs.append(q.model_copy(update={"question": text, "depends_on": depends}))
+    return d.model_copy(update={"sub_questions": subs})
 
 
 def _trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
     """`(reason code, feedback)` for a structurally unusable trace, None when it is fine."""
+    d = fill_references(d)
     ids = [q.id for q in d.sub_questions]
     if len(set(ids)) != len(ids):
         return "duplicate_ids", f"sub-question ids must be unique, got {ids}"
@@ -48,10 +81,13 @@ def _trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
         for dep in q.depends_on:
             if not answer_in_output(answers[dep], q.question):
                 return "unused_dependency", (
-                    f"sub-question {q.id} depends on {dep} but does not use its answer {answers[dep]!r} in its text; "
-                    "write the dependency's answer into the sub-question, or remove the dependency"
+                    f"sub-question {q.id} depends on {dep} but its text does not use {dep}'s answer; write {{{dep}}} where "
+                    f"{dep}'s answer ({answers[dep]!r}) goes in the text of {q.id}, or remove the dependency"
                 )
-    return None
+        stray = _REFERENCE.findall(q.question)
+        if stray:
+            return "unknown_dependency", f"sub-question {q.id} refers to {stray}, which are not earlier sub-questions"
+    return composition_problem(d.main_question, d.final_answer, [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions])
 
 
 def depths(subs: list[SubQuestion]) -> dict[str, int]:
@@ -103,14 +139,20 @@ async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Fai
     if result.value is None:
         # a structural problem keeps its own code, so the funnel tells copies from cycles from bad JSON
         return Failure(reason=check.reason(result) or "invalid_output", detail=result.detail)
-    d = result.value
+    d = fill_references(result.value)
     scenario, subs = scenario_of(d.sub_questions)
     return Sample(id=seed.id, seed=seed, question=d.main_question.strip(), answer=d.final_answer.strip(), scenario=scenario, sub_questions=subs)
 
 
 async def necessity(model: Any, sample: Sample, config: SynthConfig) -> Sample | Failure:
-    """Stage 2: which sub-questions need a tool. Non-leaf ones must; at least one must."""
-    ids = [q.id for q in sample.sub_questions]
+    """Stage 2: which sub-questions need a tool; at least one must.
+
+    A sub-question whose answer another one uses is a lookup by the contract (DESIGN §2): only
+    the leaves are asked about. Asked about every one, the 1.5B judged parents tool-free and
+    half its traces were lost as `non_leaf_without_tool`.
+    """
+    parents = {d for q in sample.sub_questions for d in q.depends_on}
+    ids = [q.id for q in sample.sub_questions if q.id not in parents]
 
     def problem(n: Necessity) -> str | None:
         got = [i.id for i in n.items]
@@ -121,33 +163,41 @@ async def necessity(model: Any, sample: Sample, config: SynthConfig) -> Sample |
     example = prompts.necessity_example(ids)
     check = ReplyCheck(example, check=problem)
     result = await ask_structured(
-        model, prompts.necessity(sample, None if enforces_schema(model) else example), Necessity, retries=config.retries, settings=config.sampling,
-        check=check, schema=_schemas.necessity_schema(ids),
+        model, prompts.necessity(sample, None if enforces_schema(model) else example, ids), Necessity, retries=config.retries,
+        settings=config.sampling, check=check, schema=_schemas.necessity_schema(ids),
     )
     if result.value is None:
         return Failure(reason=check.reason(result) or "invalid_output", detail=result.detail)
-    items = {i.id: i for i in result.value.items}
-    parents = {d for q in sample.sub_questions for d in q.depends_on}
-    for pid in sorted(parents):
-        if not items[pid].needs_tool:
-            return Failure(reason="non_leaf_without_tool", detail=f"{pid} has dependents but was judged tool-free: {items[pid].reason}")
+    judged = {i.id: i for i in result.value.items}
+    users = {p: [q.id for q in sample.sub_questions if p in q.depends_on] for p in parents}
+    forced = {p: NecessityItem(id=p, needs_tool=True, reason=f"its answer is used by {', '.join(users[p])}") for p in parents}
+    items = {q.id: judged.get(q.id) or forced[q.id] for q in sample.sub_questions}
     if not any(i.needs_tool for i in items.values()):
         return Failure(reason="no_tool_needed", detail="no sub-question needs a tool")
     return sample.model_copy(update={"necessity": items})
 
 
+async def judge_check(model: Any, sample: Sample, name: CheckName, config: SynthConfig) -> Judgement | Failure:
+    """One check's judgement of `sample` (its word verdict scored by `prompts.VERDICTS`)."""
+    check = ReplyCheck(prompts.CHECK_EXAMPLE)
+    result = await ask_structured(
+        model, prompts.check(sample, name, show_example=not enforces_schema(model)), CheckReply, retries=config.retries, settings=config.sampling,
+        check=check, schema=_schemas.CHECK_SCHEMA,
+    )
+    if result.value is None:
+        return Failure(reason=f"judge_{check.reason(result)}", detail=f"{name}: {result.detail}")
+    reply = result.value
+    return Judgement(score=prompts.VERDICTS[reply.verdict], reason=reply.reason, verdict=reply.verdict)
+
+
 async def run_checks(model: Any, sample: Sample, config: SynthConfig) -> Sample | Failure:
-    """Stage 3: the four checks, each a judged score with its reason, against the thresholds."""
+    """Stage 3: the five checks, each a judged verdict with its reason, against the thresholds."""
     verdicts: dict[str, Judgement] = {}
     for name in CHECKS:
-        check = ReplyCheck(prompts.CHECK_EXAMPLE)
-        result = await ask_structured(
-            model, prompts.check(sample, name, show_example=not enforces_schema(model)), Judgement, retries=config.retries, settings=config.sampling,
-            check=check, schema=_schemas.CHECK_SCHEMA,
-        )
-        if result.value is None:
-            return Failure(reason=f"judge_{check.reason(result)}", detail=f"{name}: {result.detail}")
-        verdicts[name] = result.value
+        judged = await judge_check(model, sample, name, config)
+        if isinstance(judged, Failure):
+            return judged
+        verdicts[name] = judged
     low = [n for n in CHECKS if verdicts[n].score < getattr(config.thresholds, n)]
     if low:
         n = low[0]

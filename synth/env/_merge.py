@@ -1,8 +1,11 @@
 """Stage 5: merge the tools of sub-questions that share an intent, re-verify, or fall back.
 
-A merge is an improvement, never a requirement: when the grouping request fails, or a merged
-tool cannot answer every member in the sandbox, the sample keeps its unmerged tools and the
-event is noted. It is never dropped for a failed merge.
+Tools that are one function (`_meaning.duplicate_tool_groups`: names equal but for a numeric
+suffix, or descriptions and schemas embedding at cosine >= 0.9) are merged without asking;
+the model groups the rest by intent. A merge by intent is an improvement, never a requirement:
+when the grouping request fails, or a merged tool cannot answer every member in the sandbox,
+the sample keeps its unmerged tools and the event is noted. Duplicates that could not be
+merged are left for the meaning checks after verify, which reject them (`duplicate_tool`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from synth.core import ReplyCheck, ask_structured, enforces_schema
 from synth.env import _schemas, prompts
+from synth.env._meaning import duplicate_tool_groups
 from synth.env._tools import Member, arguments_problem, doc_problem, sources_of, write_code
 from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SynthTool, ToolDoc
@@ -85,30 +89,41 @@ async def _merge_group(model: Any, sandbox: Any, sample: Sample, ids: list[str],
     )
 
 
-async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthConfig) -> Sample:
-    """Stage 5: merged where a merge verifies, unmerged elsewhere."""
+async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthConfig, embedder: Any | None = None) -> Sample:
+    """Stage 5: merged where a merge verifies, unmerged elsewhere.
+
+    Args:
+        embedder: a sentence-transformers model for finding duplicate tools (names only without).
+    """
     tools = sample.tools or []
     if not config.merge or len(tools) < 2:
         return sample
     single = {next(iter(t.calls)): t for t in tools if len(t.calls) == 1}
-    listing = [(sid, {"name": t.name, "description": t.description, "parameters": t.input_schema}) for sid, t in single.items()]
-    example = prompts.groups_example()
-    check = ReplyCheck(example, check=lambda g: _groups_problem(g, single))
-    reply = await ask_structured(
-        model, prompts.merge_groups(sample, listing, None if enforces_schema(model) else example), Groups, retries=config.retries, settings=config.sampling,
-        check=check, schema=_schemas.groups_schema(list(single)),
-    )
-    if reply.value is None:
-        return sample.model_copy(update={"notes": sample.notes + [f"merge_skipped: {check.reason(reply)}"]})
+    ids = list(single)
+    duplicates = [[ids[i] for i in g] for g in duplicate_tool_groups([(t.name, t.description, t.input_schema) for t in single.values()], embedder)]
     notes = list(sample.notes)
+    groups = [(g, " (duplicates)") for g in duplicates]
+    rest = {sid: t for sid, t in single.items() if not any(sid in g for g in duplicates)}
+    if len(rest) >= 2:
+        listing = [(sid, {"name": t.name, "description": t.description, "parameters": t.input_schema}) for sid, t in rest.items()]
+        example = prompts.groups_example()
+        check = ReplyCheck(example, check=lambda g: _groups_problem(g, rest))
+        reply = await ask_structured(
+            model, prompts.merge_groups(sample, listing, None if enforces_schema(model) else example), Groups, retries=config.retries,
+            settings=config.sampling, check=check, schema=_schemas.groups_schema(list(rest)),
+        )
+        if reply.value is None:
+            notes.append(f"merge_skipped: {check.reason(reply)}")
+        else:
+            groups += [(g.ids, "") for g in reply.value.groups]
     replaced: dict[str, SynthTool] = {}
-    for group in reply.value.groups:
-        merged = await _merge_group(model, sandbox, sample, group.ids, single, config)
+    for members, why in groups:
+        merged = await _merge_group(model, sandbox, sample, members, single, config)
         if isinstance(merged, Failure):
-            notes.append(f"merge_fallback {'+'.join(group.ids)}: {merged.reason}: {merged.detail[:300]}")
+            notes.append(f"merge_fallback {'+'.join(members)}{why}: {merged.reason}: {merged.detail[:300]}")
             continue
-        notes.append(f"merged {'+'.join(group.ids)} into {merged.name}")
-        for i in group.ids:
+        notes.append(f"merged {'+'.join(members)}{why} into {merged.name}")
+        for i in members:
             replaced[i] = merged
     if not replaced:
         return sample.model_copy(update={"notes": notes})

@@ -95,8 +95,8 @@ def necessity_schema(ids: list[str]) -> dict[str, Any]:
     return _object({"items": {"type": "array", "prefixItems": items, "items": False, "minItems": len(ids), "maxItems": len(ids)}})
 
 
-CHECK_SCHEMA: dict[str, Any] = _object({"reason": _SHORT, "score": {"enum": [0, 0.5, 1]}})
-"""A check's verdict: its reason first, then violated (0), partly met (0.5) or met (1)."""
+CHECK_SCHEMA: dict[str, Any] = _object({"reason": _SHORT, "verdict": {"enum": ["yes", "mostly", "partly", "no"]}})
+"""A check's verdict: its reason first, then a word (yes, mostly, partly, no)."""
 
 
 def groups_schema(ids: list[str]) -> dict[str, Any]:

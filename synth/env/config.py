@@ -17,8 +17,8 @@ STAGES = ("decompose", "leak_audit", "necessity", "checks", "tools", "merge", "a
 class Thresholds(BaseModel):
     """Minimum judge scores (each in [0, 1]) a sample needs to pass the checks stage.
 
-    Defaults: 0.6 for each of the four checks and 0.7 for their mean — a sample may be
-    weak on one criterion but must be reasonable on all and good on average.
+    A verdict scores yes 1, mostly 0.75, partly 0.4, no 0. Defaults: 0.6 for each of the five
+    checks (a "partly" on any fails) and 0.7 for their mean.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -26,7 +26,8 @@ class Thresholds(BaseModel):
     dependency: float = Field(default=0.6, ge=0, le=1, description="Dependencies are exactly what each step needs.")
     atomicity: float = Field(default=0.6, ge=0, le=1, description="Each sub-question asks for one fact.")
     serialization: float = Field(default=0.6, ge=0, le=1, description="No artificial chaining of parallel steps.")
-    completeness: float = Field(default=0.6, ge=0, le=1, description="The sub-questions cover the main question.")
+    completeness: float = Field(default=0.6, ge=0, le=1, description="The final answer states the values asked for.")
+    coherence: float = Field(default=0.6, ge=0, le=1, description="The sub-questions, answered, answer the main question.")
     mean: float = Field(default=0.7, ge=0, le=1, description="Minimum mean of the four scores.")
 
 

@@ -23,7 +23,7 @@ from agent_sdk import JsonlProblem, cache_dir, read_jsonl
 from synth.core import JsonlStore, LLMCache, MeteredModel, PipelineStats, Stage, StageMeter, StageTokens, map_ordered, rejections_store
 from synth.env._assemble import assemble
 from synth.env._judge import decompose, necessity, run_checks
-from synth.env._leak import LeakAuditor, default_benchmark_files, require_embedder
+from synth.env._leak import LeakAuditor, default_benchmark_files, embedder_installed, load_embedder, require_embedder
 from synth.env._merge import merge_tools
 from synth.env._seeds import make_seeds
 from synth.env._tools import synthesize_tools
@@ -74,6 +74,8 @@ class _Run:
         self.sandbox = sandbox
         self.auditor = auditor
         self.auditor_ready = anyio.Event()
+        self._embedder: Any | None = None
+        self._embedder_lock = anyio.Lock()
         self.config = config
         self.selected = stages
         self.rejected = rejections_store(out_dir)
@@ -93,6 +95,16 @@ class _Run:
         stage.accept(result)
         return stage.out.get(record_id)
 
+    async def embedder(self) -> Any | None:
+        """The sentence-transformers model of the duplicate-tool rule, loaded once (None when not installed)."""
+        async with self._embedder_lock:
+            if self._embedder is None:
+                if self.auditor is not None:
+                    self._embedder = self.auditor.embedder
+                elif embedder_installed():
+                    self._embedder = await anyio.to_thread.run_sync(load_embedder)
+            return self._embedder
+
     async def process(self, seed: Seed) -> dict[str, Any] | None:
         cfg = self.config
         rec = await self._step("decompose", seed.id, partial(decompose, self.models["decompose"], seed, cfg))
@@ -106,13 +118,21 @@ class _Run:
             ("necessity", partial(necessity, self.models["necessity"])),
             ("checks", partial(run_checks, self.models["checks"])),
             ("tools", partial(synthesize_tools, self.models["tools"], self.sandbox)),
-            ("merge", partial(merge_tools, self.models["merge"], self.sandbox)),
+            ("merge", partial(self._merge)),
         ):
             rec = await self._step(name, seed.id, partial(fn, sample, cfg))
             if rec is None:
                 return None
             sample = Sample.model_validate(rec)
-        return await self._step("assemble", seed.id, partial(assemble, sample, self.sandbox, self.out))
+        return await self._step("assemble", seed.id, partial(self._assemble, sample))
+
+    async def _merge(self, sample: Sample, cfg: SynthConfig) -> Sample | Failure:
+        embedder = await self.embedder() if len(sample.tools or []) > 1 else None
+        return await merge_tools(self.models["merge"], self.sandbox, sample, cfg, embedder)
+
+    async def _assemble(self, sample: Sample) -> EnvRecord | Failure:
+        embedder = await self.embedder() if len(sample.tools or []) > 1 else None
+        return await assemble(sample, self.sandbox, self.out, embedder)
 
     async def _audit(self, sample: Sample) -> Sample | Failure:
         await self.auditor_ready.wait()

@@ -32,11 +32,11 @@ def _messages(user: str) -> list[ChatMessage]:
 DECOMPOSE_EXAMPLE = PromptExample(
     {
         "main_question": "<the user's question>",
-        "final_answer": "<its answer>",
+        "final_answer": "<its answer, stating the values found>",
         "sub_questions": [
             {"id": "q1", "question": "<first sub-question>", "statement": "<the fact>", "answer": "<its value>", "depends_on": []},
-            {"id": "q2", "question": "<second sub-question, containing q1's answer>", "statement": "<the fact>", "answer": "<its value>",
-             "depends_on": ["q1"]},
+            {"id": "q2", "question": "<second sub-question, with {q1} where q1's answer goes>", "statement": "<the fact>",
+             "answer": "<its value>", "depends_on": ["q1"]},
         ],
     },
     feedback="you copied the format example; write your own question and sub-questions with real content",
@@ -45,25 +45,38 @@ DECOMPOSE_EXAMPLE = PromptExample(
 
 
 def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
-    """Write (or take) a main question and split it into atomic sub-questions."""
+    """Write (or take) a main question and split it into atomic sub-questions.
+
+    A dependent sub-question may write `{q1}` where q1's answer goes (the pipeline fills it in):
+    asked to copy the answer into the text, the 1.5B teacher described it instead ("the train
+    found above") and 6 of 10 traces were rejected as `unused_dependency`.
+    """
     lo = 1 if seed.mode == "question" else seed.min_hops
     hops = f"{lo} to {seed.max_hops}" if lo != seed.max_hops else str(lo)
     if seed.mode == "question":
         task = f"Domain: {seed.domain}\nMain question: {seed.question}\nUse this question as main_question (fix its wording if needed)."
     elif seed.mode == "corpus":
-        task = f"Domain: {seed.domain}\nText:\n{seed.knowledge_corpus}\n\nWrite one question about this text that a user would ask an assistant with lookup tools."
+        task = (
+            f"Domain: {seed.domain}\nText:\n{seed.knowledge_corpus}\n\nWrite one question about this text that a user would ask "
+            "an assistant with lookup tools, asking for specific values (times, prices, codes, names, counts)."
+        )
     else:
-        task = f"Domain: {seed.domain}\nWrite one question from this domain that a user would ask an assistant with lookup tools."
+        task = (
+            f"Domain: {seed.domain}\nWrite one question from this domain that a user would ask an assistant with lookup tools, "
+            "asking for specific values (times, prices, codes, names, counts)."
+        )
     example = f"\nFormat (replace every <...>):\n{DECOMPOSE_EXAMPLE.text}" if show_example else ""
     return _messages(
         f"{task}\n\n"
-        f"Break the main question into {hops} sub-questions. Rules:\n"
-        "- Each sub-question asks for one fact: a name, number, date or code.\n"
+        f"Break the main question into {hops} sub-questions, each answered by one lookup in a database or service. Rules:\n"
+        "- Each sub-question asks for one fact about one thing; every sub-question is needed to answer the main question.\n"
         "- statement gives the fact in one sentence (invent a plausible one if needed); answer is then only its value "
-        "(a number with its unit, a time, a date, a name or a code), never a sentence.\n"
-        "- If a sub-question needs another one's answer, put that id in depends_on and write that answer into its text.\n"
+        "(a number with its unit, a time, a date, a name or a code), never a sentence. Different facts have different values.\n"
+        "- If a sub-question needs an earlier one's answer, put that id in depends_on and write the id in braces, "
+        "like {q1}, where that answer goes in its text.\n"
         "- Independent sub-questions have empty depends_on.\n"
-        "- final_answer answers the main question.\n"
+        "- final_answer answers the main question in one sentence that states the answers of the sub-questions "
+        "no other sub-question uses.\n"
         f"Write all questions and answers in {_language(seed.language)}.{example}"
     )
 
@@ -91,34 +104,47 @@ def _format(example: PromptExample | None, how: str) -> str:
     return f"\nFormat ({how}):\n{example.text}" if example is not None else ""
 
 
-def necessity(sample: Sample, example: PromptExample | None) -> list[ChatMessage]:
-    """Decide per sub-question whether answering it needs a tool call."""
+def necessity(sample: Sample, example: PromptExample | None, ids: list[str] | None = None) -> list[ChatMessage]:
+    """Decide for the sub-questions `ids` (default all) whether answering them needs a tool call.
+
+    Only leaves are asked about (`_judge.necessity`): a sub-question whose answer feeds another
+    is a lookup by construction. The question is about the assistant, not the text: shown the
+    fact in the trace, the 1.5B teacher answered "no tool, the answer is given".
+    """
+    ids = ids or [q.id for q in sample.sub_questions]
     return _messages(
         f"{trace_lines(sample)}\n\n"
-        "For every sub-question decide whether answering it needs a tool call (an API, a database, a live service): "
-        "needs_tool true. It is false only when the answer follows from the other answers or from common knowledge. "
-        f"Give one item per id ({', '.join(q.id for q in sample.sub_questions)}): first a short reason, then needs_tool."
+        "An assistant gets the main question without the answers above. For every sub-question decide whether it needs a "
+        "tool call to find the answer: needs_tool is true when the answer is a fact about a particular person, order, "
+        "account, place, vehicle, team, product or date that only a database or a live service holds. It is false only "
+        "for common knowledge or a value computed from the other answers. "
+        f"Give one item per id ({', '.join(ids)}): first a short reason, then needs_tool."
         + _format(example, "replace <why>")
     )
 
 
 CHECK_CRITERIA: dict[CheckName, str] = {
-    "dependency": "Dependency: each sub-question's depends_on lists exactly the sub-questions whose answers it needs, no more, no fewer.",
+    "dependency": "Dependency: each sub-question's 'uses' lists exactly the sub-questions whose answers it needs, no more, no fewer.",
     "atomicity": "Atomicity: each sub-question asks for one fact with one concrete answer; none asks for two things.",
     "serialization": "Serialization: no sub-question depends on another it does not need; independent steps are not chained.",
-    "completeness": "Completeness: the sub-questions cover everything the main question needs, and the final answer follows from their answers.",
+    "completeness": "Completeness: the final answer states the values the main question asks for, and they follow from the sub-answers.",
+    "coherence": "Coherence: the sub-questions, once answered, answer the main question, and every one of them serves it.",
 }
 
-CHECK_EXAMPLE = PromptExample({"reason": "<one sentence>", "score": 0.0})
-"""The check format: the score shown fails every threshold."""
+VERDICTS: dict[str, float] = {"yes": 1.0, "mostly": 0.75, "partly": 0.4, "no": 0.0}
+"""A check's word-labelled verdicts and the score each stands for (a number scale let a small model
+write the lowest score beside a reason that praised the trace)."""
+
+CHECK_EXAMPLE = PromptExample({"reason": "<one sentence>", "verdict": "no"})
+"""The check format: the verdict shown fails every threshold."""
 
 
 def check(sample: Sample, name: CheckName, *, show_example: bool = True) -> list[ChatMessage]:
-    """One of the four quality checks, judged as a reason, then a score of 0, 0.5 or 1."""
+    """One quality check, judged as a reason, then a word verdict (`VERDICTS`)."""
     return _messages(
         f"{trace_lines(sample)}\n\nJudge this criterion only.\n{CHECK_CRITERIA[name]}\n\n"
-        "reason: one sentence on whether the criterion holds. Then score: 1 when it is fully met, 0.5 when partly met, "
-        "0 when clearly violated."
+        "reason: one sentence on whether the criterion holds, naming the sub-question at fault if any. Then verdict: "
+        "yes (fully holds), mostly (holds with a small flaw), partly (a real flaw) or no (clearly violated)."
         + _format(CHECK_EXAMPLE if show_example else None, "replace the values")
     )
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "CheckName",
+    "CheckReply",
     "Decomposition",
     "EnvRecord",
     "Failure",
@@ -28,7 +29,7 @@ __all__ = [
 
 Mode = Literal["question", "corpus", "domain"]
 Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
-CheckName = Literal["dependency", "atomicity", "serialization", "completeness"]
+CheckName = Literal["dependency", "atomicity", "serialization", "completeness", "coherence"]
 
 
 class _Record(BaseModel):
@@ -89,6 +90,14 @@ class Judgement(BaseModel):
 
     score: float = Field(ge=0, le=1)
     reason: str = Field(min_length=1)
+    verdict: str | None = Field(default=None, description="The judge's word verdict (yes, mostly, partly, no) the score stands for.")
+
+
+class CheckReply(BaseModel):
+    """What a check judge writes: its reason first, then a word verdict."""
+
+    reason: str = Field(min_length=1)
+    verdict: Literal["yes", "mostly", "partly", "no"]
 
 
 class ToolDoc(BaseModel):

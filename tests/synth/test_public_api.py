@@ -18,6 +18,7 @@ EXPECTED = {
     synth.env: {
         "Defect", "EnvRecord", "Failure", "ImportRecord", "Judgement", "STAGES", "Sample", "Seed", "SubQuestion",
         "SynthConfig", "SynthResult", "SynthTool", "Thresholds", "import_envs", "load_seeds", "render_report", "synthesize_envs",
+        "MEANING_CODES", "MeaningFinding", "meaning_findings",
     },
     synth.exceptions: {"CodeProblem", "LeakAuditUnavailable", "RowError", "SchemaConversionError", "StoreCorrupt", "SynthError"},
 }  # fmt: skip

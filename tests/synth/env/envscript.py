@@ -58,7 +58,7 @@ class Script:
         ],
     })])
     necessity: Any = None
-    judge: Any = '{"score": 0.9, "reason": "looks right"}'
+    judge: Any = '{"reason": "looks right", "verdict": "yes"}'
     docs: dict[str, Any] = field(default_factory=lambda: {
         "q1": doc("get_landmark_city", {"landmark": "string"}, {"landmark": "Eiffel Tower"}, "Find the city of a landmark."),
         "q2": doc("get_city_weather", {"city": "string"}, {"city": "Paris"}, "Current weather of a city."),
@@ -112,7 +112,7 @@ class Script:
         if stage == "necessity":
             if self.necessity is not None:
                 return self.necessity
-            ids = re.findall(r"^(\w+)(?: \(uses [^)]*\))?: ", first.split("For every sub-question")[0], re.MULTILINE)
+            ids = re.search(r"Give one item per id \(([^)]*)\)", first).group(1).split(", ")
             return json.dumps({"items": [{"id": i, "needs_tool": True, "reason": "needs a lookup"} for i in ids]})
         if stage == "check":
             return self.judge[key] if isinstance(self.judge, dict) else self.judge

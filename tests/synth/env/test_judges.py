@@ -42,7 +42,7 @@ async def run(tmp_path, script, sandbox, *, judge=None, rows=(ROW,), **cfg):
     [
         ("necessity", prompts.necessity_example(["q1", "q2"]).text, "necessity", "copied_example"),
         ("judge", prompts.CHECK_EXAMPLE.text, "checks", "judge_copied_example"),
-        ("judge", '{"score": 0.95, "reason": "<one sentence>"}', "checks", "judge_copied_example"),
+        ("judge", '{"verdict": "yes", "reason": "<one sentence>"}', "checks", "judge_copied_example"),
         ("docs", {"q1": prompts.DOC_EXAMPLE.text, "q2": Script().docs["q2"]}, "tools", "tool_doc_copied_example"),
     ],
     ids=["necessity", "check", "check_placeholder_with_passing_score", "tool_doc"],
@@ -66,7 +66,7 @@ async def test_a_copied_merge_grouping_skips_the_merge_and_keeps_the_sample(tmp_
 def test_prompts_show_no_passing_values(tmp_path):
     # every example fails its own stage when copied: no tool needed, scores of 0, ids that name nothing
     assert not any(i["needs_tool"] for i in prompts.necessity_example(["q1", "q2"]).value["items"])
-    assert prompts.CHECK_EXAMPLE.value["score"] == 0.0
+    assert prompts.VERDICTS[prompts.CHECK_EXAMPLE.value["verdict"]] == 0.0
     assert all(i.startswith("<") for g in prompts.groups_example().value["groups"] for i in g["ids"])
     (seed,) = seeds_of(tmp_path, [ROW])
     assert prompts.DECOMPOSE_EXAMPLE.text in prompts.decompose(seed)[1].content
@@ -83,7 +83,7 @@ def test_enforced_judges_see_no_example_to_anchor_on(tmp_path):
     assert "Format" not in prompts.necessity(sample, None)[1].content
     assert "Format" not in prompts.check(sample, "atomicity", show_example=False)[1].content
     # reason first: a constrained model decides after it has said why
-    assert list(_schemas.CHECK_SCHEMA["properties"]) == ["reason", "score"]
+    assert list(_schemas.CHECK_SCHEMA["properties"]) == ["reason", "verdict"]
     item = _schemas.necessity_schema(["q1"])["properties"]["items"]["prefixItems"][0]
     assert list(item["properties"]) == ["id", "reason", "needs_tool"]
 
@@ -116,7 +116,7 @@ def test_per_call_schemas_take_their_shape_from_the_input():
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"main_question": "m", "final_answer": "f", "sub_questions": bad}, decomposition)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"score": 1.5, "reason": "too good"}, _schemas.CHECK_SCHEMA)
+        jsonschema.validate({"verdict": "perfect", "reason": "too good"}, _schemas.CHECK_SCHEMA)
     groups = _schemas.groups_schema(["q1", "q2"])
     jsonschema.validate({"groups": [{"ids": ["q1", "q2"], "intent": "weather"}]}, groups)
     with pytest.raises(jsonschema.ValidationError):
@@ -137,7 +137,7 @@ async def test_the_judge_model_serves_the_judging_stages_only(tmp_path, sandbox)
     assert {entry.split(":")[0] for entry in judge_script.log} == {"necessity", "check"}
     assert not {"necessity", "check"} & {entry.split(":")[0] for entry in generator.log}
     tokens = result.stats.tokens_by_stage_last_run
-    assert set(tokens) == {"decompose", "necessity", "checks", "tools", "merge"} and tokens["checks"].requests == 4
+    assert set(tokens) == {"decompose", "necessity", "checks", "tools", "merge"} and tokens["checks"].requests == 5
     assert result.stats.max_prompt_tokens == max(t.max_prompt_tokens for t in tokens.values()) > 0
     # decompose, then per tool: document, golden arguments, scaling, other inputs, their rows; then the merge grouping
     assert result.stats.llm_last_run.calls == len(judge.requests) + 1 + 2 * 5 + 1

@@ -56,7 +56,7 @@ async def test_clean_multi_hop_end_to_end_served_over_mcp(tmp_path, sandbox, aud
     assert "18°C" in weather.content[0].text
     stats = json.loads((tmp_path / "out" / "stats.json").read_text())
     assert stats["outputs"] == 1 and stats["funnel"][-1] == {"stage": "assemble", "seen": 1, "accepted": 1, "rejected": 0, "reasons": {}}
-    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + 4 + 2 * 5 + 1
+    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + 5 + 2 * 5 + 1
     assert "609 benchmark questions" in stats["extra"]["leak_audit"]
 
 
@@ -116,7 +116,8 @@ async def test_malformed_json_then_correct_retry(tmp_path, sandbox):
         (RuntimeError("judge backend down"), "judge_model_error"),
         ('{"reason": "fine, I guess"}', "judge_invalid_output"),
         ("Looks good to me!", "judge_no_json"),
-        ('{"score": 0.2, "reason": "q2 does not need q1"}', "low_dependency"),
+        ('{"reason": "q2 does not need q1", "verdict": "no"}', "low_dependency"),
+        ('{"reason": "a real flaw in q2", "verdict": "partly"}', "low_dependency"),
     ],
 )
 async def test_a_judge_that_errors_or_omits_its_score_rejects(tmp_path, sandbox, judge, reason):
@@ -159,7 +160,8 @@ async def test_a_synthesized_tool_is_a_deterministic_table_lookup(tmp_path, sand
 
 
 @pytest.mark.anyio
-async def test_duplicate_tool_names_are_renamed_never_overwritten(tmp_path, sandbox):
+async def test_same_named_tools_that_cannot_merge_are_renamed_then_rejected_as_one_function(tmp_path, sandbox):
+    # names that differ by a suffix are one function: merged when a merge verifies, never kept as lookup + lookup_2
     landmark, weather = Script().rows["get_landmark_city"][0], Script().rows["get_city_weather"][0]
     script = Script(
         docs={
@@ -169,15 +171,12 @@ async def test_duplicate_tool_names_are_renamed_never_overwritten(tmp_path, sand
         scale="{}",
         rows={"lookup": [lambda messages: landmark if "lookup(landmark)" in messages[1].content else weather]},
     )
-    result, _ = await run(tmp_path, script, sandbox)
-    (record,) = result.envs
-    assert "renamed duplicate tool lookup to lookup_2" in record.notes
-    env = load_env(tmp_path / "out" / record.path)
-    assert [t.name for t in env.spec.tools] == ["lookup", "lookup_2"]
-    async with Client(build_env_server(env, sandbox), mode="legacy") as client:
-        a = await client.call_tool("lookup", {"landmark": "Eiffel Tower"})
-        b = await client.call_tool("lookup_2", {"city": "Paris"})
-    assert "Paris" in a.content[0].text and "18°C" in b.content[0].text
+    result, model = await run(tmp_path, script, sandbox)
+    assert result.envs == []
+    assert any("share one intent" in (r.messages[1].content or "") for r in model.requests), "the duplicates were offered to merge"
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("assemble", "duplicate_tool")
+    assert "lookup, lookup_2" in rej["detail"]
 
 
 @pytest.mark.anyio
@@ -228,7 +227,7 @@ async def test_a_decomposition_copying_the_prompt_example_is_rejected(tmp_path, 
     ("q2", "message"),
     [
         ("In which city is the Eiffel Tower located?", "ask the same thing"),
-        ("What is the current temperature there?", "does not use its answer 'Paris'"),
+        ("What is the current temperature there?", "write {q1} where q1's answer ('Paris') goes"),
     ],
 )
 async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandbox, q2, message):
@@ -237,6 +236,44 @@ async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandb
     result, model = await run(tmp_path, Script(decompose=[json.dumps(bad), Script().decompose[0]]), sandbox)
     assert len(result.envs) == 1
     assert message in model.requests[1].messages[-1].content
+
+
+@pytest.mark.anyio
+async def test_a_reference_to_an_earlier_answer_is_filled_in_and_becomes_a_dependency(tmp_path, sandbox):
+    trace = json.loads(Script().decompose[0])
+    trace["sub_questions"][1].update(question="What is the current temperature in {q1}?", depends_on=[])
+    result, model = await run(tmp_path, Script(decompose=[json.dumps(trace)]), sandbox)
+    (record,) = result.envs
+    env = load_env(tmp_path / "out" / record.path)
+    q2 = env.spec.subtasks[1]
+    assert (q2.question, q2.depends_on) == ("What is the current temperature in Paris?", ["q1"])
+    assert len([r for r in model.requests if "Break the main question" in r.messages[1].content]) == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("change", "code", "feedback"),
+    [
+        ({"final_answer": "It is warm."}, "answer_not_composed", "final_answer must state the values found"),
+        ({"main_question": "The weather near the Eiffel Tower."}, "main_not_question", "must be a question"),
+        ({"sub_questions": [{"answer": "18°C"}, {"question": "What is the current temperature in {q1}?"}]}, "repeated_answer", "different facts have different values"),
+        ({"sub_questions": [{"answer": "The tower stands in the city of Paris."}, {"question": "What is the temperature in {q1}?"}]}, "answer_not_value", "not a sentence"),
+    ],
+    ids=["composed", "question", "repeated", "value"],
+)
+async def test_a_trace_that_means_nothing_is_sent_back_then_rejected_with_its_code(tmp_path, sandbox, change, code, feedback):
+    bad = json.loads(Script().decompose[0])
+    for key, value in change.items():
+        if key == "sub_questions":
+            for sub, update in zip(bad["sub_questions"], value, strict=True):
+                sub.update(update)
+        else:
+            bad[key] = value
+    result, model = await run(tmp_path, Script(decompose=[json.dumps(bad, ensure_ascii=False)]), sandbox, retries=1)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("decompose", code)
+    assert feedback in model.requests[1].messages[-1].content
 
 
 @pytest.mark.anyio

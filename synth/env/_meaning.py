@@ -1,0 +1,173 @@
+"""Checks of meaning, after verify: verified is not meaningful.
+
+`astra env verify` proves that an environment is executable and self-consistent. These checks
+ask whether its task means something, each with a stable code:
+
+- `main_not_question`: the main question asks for nothing (no question, no request for values);
+- `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
+  no other sub-question uses) does not appear in it, normalized as verify matches answers;
+- `answer_not_value`: a sub-answer is a sentence or describes an action instead of stating a value;
+- `repeated_answer`: two sub-questions about different facts have the same answer;
+- `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
+  (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9.
+
+The same rules (less the tool rule) run on the decomposition, where they are fed back to the
+model for a retry (`composition_problem`), and again on the final artifact (`meaning_findings`),
+which also covers environments that did not come from this pipeline (imports, authored ones).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from mcp_servers import EnvSpec, answer_in_output, normalize_answer
+
+__all__ = [
+    "DUPLICATE_COSINE",
+    "MEANING_CODES",
+    "MeaningFinding",
+    "composition_problem",
+    "duplicate_tool_groups",
+    "meaning_findings",
+    "tool_text",
+]
+
+MEANING_CODES = ("main_not_question", "answer_not_composed", "answer_not_value", "repeated_answer", "duplicate_tool")
+"""Every code a meaning check can report."""
+
+DUPLICATE_COSINE = 0.9
+"""Two tools whose description and schema embed at least this close are one function."""
+
+_QUESTION_EN = re.compile(
+    r"^\s*(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|should|may|"
+    r"has|have|tell|give|find|list|show|check|look|provide|let|please|i need|i want|i'd like|i would like)\b",
+    re.IGNORECASE,
+)
+_QUESTION_ZH = re.compile(r"[?？吗呢]|什么|多少|哪|几|如何|怎么|怎样|是否|请|能否|告诉|查询|查一下|帮我")
+_SENTENCE_END = re.compile(r"[.!。！]\s*$")
+_SUFFIX = re.compile(r"(_?\d+)$")
+
+SubRow = tuple[str, str, str, Sequence[str]]
+"""A sub-question as the rules read it: (id, question, answer, depends_on)."""
+
+
+class MeaningFinding(BaseModel):
+    """One failed meaning check."""
+
+    code: str = Field(description="One of `MEANING_CODES`.")
+    message: str = Field(description="What is wrong, naming the sub-questions or tools.")
+
+
+def _is_question(text: str) -> bool:
+    return "?" in text or "？" in text or bool(_QUESTION_EN.match(text)) or bool(_QUESTION_ZH.search(text))
+
+
+def _is_value(answer: str) -> bool:
+    """A value (a number with its unit, a time, a date, a name, a code), not a sentence."""
+    words = answer.split()
+    if len(words) > 8:
+        return False
+    return not (_SENTENCE_END.search(answer) and len(words) >= 4)
+
+
+def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]) -> list[MeaningFinding]:
+    findings: list[MeaningFinding] = []
+    if not _is_question(main_question):
+        findings.append(MeaningFinding(code="main_not_question", message=f"the main question {main_question[:120]!r} asks for nothing"))
+    for sid, _, answer, _ in subs:
+        if not _is_value(answer):
+            findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence, not a value"))
+    used = {d for _, _, _, deps in subs for d in deps}
+    missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and not answer_in_output(answer, final_answer)]
+    if missing:
+        listed = ", ".join(f"{sid} ({answer!r})" for sid, answer in missing)
+        findings.append(MeaningFinding(code="answer_not_composed", message=f"the final answer does not state the answers of {listed}"))
+    seen: dict[str, str] = {}
+    for sid, _, answer, _ in subs:
+        key = normalize_answer(answer)
+        if key in seen:
+            findings.append(
+                MeaningFinding(code="repeated_answer", message=f"{seen[key]} and {sid} ask for different facts but both answer {answer!r}")
+            )
+        seen.setdefault(key, sid)
+    return findings
+
+
+_FEEDBACK = {
+    "main_not_question": "main_question must be a question a user asks, asking for specific values",
+    "answer_not_value": "each answer is only the value (a number with its unit, a time, a date, a name or a code), not a sentence",
+    "answer_not_composed": "final_answer must state the values found",
+    "repeated_answer": "different facts have different values",
+}
+
+
+def composition_problem(main_question: str, final_answer: str, subs: Sequence[SubRow]) -> tuple[str, str] | None:
+    """`(code, feedback)` of the first meaning rule a decomposition breaks, None when it keeps them all."""
+    findings = _rule_findings(main_question, final_answer, subs)
+    if not findings:
+        return None
+    first = findings[0]
+    return first.code, f"{first.message}; {_FEEDBACK[first.code]}"
+
+
+def tool_text(name: str, description: str, schema: dict[str, Any]) -> str:
+    """What two tools are compared on: the name in words, the description and the parameters."""
+    params = ", ".join(f"{k}: {(v or {}).get('description', '')}" for k, v in (schema.get("properties") or {}).items())
+    return f"{name.replace('_', ' ')}: {description} ({params})"
+
+
+def duplicate_tool_groups(tools: Sequence[tuple[str, str, dict[str, Any]]], embedder: Any | None = None) -> list[list[int]]:
+    """Indices of tools that are one function, in groups of two or more (each tool in one group).
+
+    Args:
+        tools: (name, description, input_schema) per tool.
+        embedder: a sentence-transformers model; without one only the names are compared.
+    """
+    n = len(tools)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    base = [_SUFFIX.sub("", name).lower() or name.lower() for name, _, _ in tools]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if base[i] == base[j]:
+                parent[root(j)] = root(i)
+    if embedder is not None and n > 1:
+        vectors = embedder.encode(
+            [tool_text(*t) for t in tools], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
+        similarity = vectors @ vectors.T
+        for i in range(n):
+            for j in range(i + 1, n):
+                if float(similarity[i, j]) >= DUPLICATE_COSINE:
+                    parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def meaning_findings(spec: EnvSpec, embedder: Any | None = None) -> list[MeaningFinding]:
+    """Every meaning check's findings on a final environment (empty: it means something).
+
+    Args:
+        spec: the environment's spec.
+        embedder: a sentence-transformers model for the tool-similarity rule (names only without).
+    """
+    subs = [(s.id, s.question, s.answer, s.depends_on) for s in spec.subtasks]
+    findings = _rule_findings(spec.task.question, spec.task.answer, subs)
+    tools = [(t.name, t.description, t.input_schema) for t in spec.tools]
+    for group in duplicate_tool_groups(tools, embedder):
+        names = [tools[i][0] for i in group]
+        findings.append(MeaningFinding(code="duplicate_tool", message=f"tools {', '.join(names)} are one function: {json.dumps(names)}"))
+    return findings

@@ -1,0 +1,103 @@
+"""Meaning checks after verify: planted environments that pass `verify_env` and fail one check each,
+and one that passes both; the duplicate-tool rule by names and by real embeddings."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcp_servers import Environment, find_envs, load_env, verify_env
+from synth.env import MEANING_CODES, meaning_findings
+from synth.env._meaning import duplicate_tool_groups
+
+CODE = '''
+TRAINS = {"G102": "Train G102 departs from Platform 7 at the north end of the hall", "D318": "Platform 2"}
+DEPARTS = {"Shanghai Hongqiao": "G102", "Hangzhou East": "D318"}
+
+
+def get_next_train(station: str) -> str:
+    return DEPARTS.get(station, "no train")
+
+
+def get_train_platform(train: str) -> str:
+    return TRAINS.get(train, "unknown train")
+
+
+def get_train_platform_2(train: str) -> str:
+    return "Gate " + TRAINS.get(train, "unknown train")[-1]
+'''
+
+SCHEMA = {"type": "object", "properties": {"train": {"type": "string", "description": "A train number"}}, "required": ["train"]}
+STATION = {"type": "object", "properties": {"station": {"type": "string", "description": "A station name"}}, "required": ["station"]}
+
+
+def planted(**change) -> Environment:
+    """A two-hop railway environment that verifies; `change` plants one flaw."""
+    task = {"question": "Which platform does the next train from Shanghai Hongqiao leave from?", "answer": "Train G102 leaves from Platform 7.",
+            "scenario": "multi_hop"}
+    subtasks = [
+        {"id": "q1", "question": "Which train leaves next from Shanghai Hongqiao?", "answer": "G102",
+         "golden_call": {"tool": "get_next_train", "arguments": {"station": "Shanghai Hongqiao"}}},
+        {"id": "q2", "question": "Which platform does train G102 leave from?", "answer": "Platform 7", "depends_on": ["q1"],
+         "golden_call": {"tool": "get_train_platform", "arguments": {"train": "G102"}}},
+    ]
+    tools = [
+        {"name": "get_next_train", "description": "The next train leaving a station.", "input_schema": STATION},
+        {"name": "get_train_platform", "description": "The departure platform of a train.", "input_schema": SCHEMA},
+    ]
+    task.update(change.pop("task", {}))
+    for sub, update in zip(subtasks, change.pop("subtasks", [{}, {}]), strict=True):
+        sub.update(update)
+    tools += change.pop("extra_tools", [])
+    assert not change
+    return Environment.build(CODE, domain="railway", source={"kind": "authored", "ref": "tests"}, task=task, subtasks=subtasks, tools=tools)
+
+
+CASES = {
+    "answer_not_composed": {"task": {"answer": "The train is on time."}},
+    "main_not_question": {"task": {"question": "Next train from Shanghai Hongqiao and its platform."}},
+    "answer_not_value": {"task": {"answer": "G102: Train G102 departs from Platform 7 at the north end of the hall"},
+                         "subtasks": [{}, {"answer": "Train G102 departs from Platform 7 at the north end of the hall"}]},
+    "duplicate_tool": {"extra_tools": [{"name": "get_train_platform_2", "description": "Gate of a train.", "input_schema": SCHEMA}]},
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("code", list(CASES))
+async def test_a_planted_flaw_passes_verify_and_fails_its_meaning_check(sandbox, code):
+    env = planted(**CASES[code])
+    assert (await verify_env(env, sandbox=sandbox)).passed
+    assert [f.code for f in meaning_findings(env.spec)] == [code]
+
+
+@pytest.mark.anyio
+async def test_the_clean_twin_passes_verify_and_every_meaning_check(sandbox):
+    env = planted()
+    assert (await verify_env(env, sandbox=sandbox)).passed
+    assert meaning_findings(env.spec) == []
+
+
+def test_different_facts_with_one_value_are_a_repeated_answer():
+    # a ZIP code equal to an order number: verify cannot tell, the answers can
+    env = planted(subtasks=[{}, {"answer": "G102", "question": "Which platform does train G102 leave from?"}],
+                  task={"answer": "Train G102 leaves from G102."})
+    assert "repeated_answer" in [f.code for f in meaning_findings(env.spec)]
+    assert set(MEANING_CODES) >= {f.code for f in meaning_findings(env.spec)}
+
+
+def test_tools_that_embed_alike_are_one_function_and_different_ones_are_not(embedder):
+    weather = {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]}
+    tools = [
+        ("get_city_weather", "Current weather conditions of a city.", weather),
+        ("fetch_weather_for_city", "Current weather conditions for a city.", weather),
+        ("get_train_platform", "The departure platform of a train.", SCHEMA),
+    ]
+    assert duplicate_tool_groups(tools, embedder) == [[0, 1]]
+    assert duplicate_tool_groups(tools) == [], "without embeddings only names decide"
+    assert duplicate_tool_groups([("getX", "a", {}), ("getX_2", "b", {}), ("getX_3", "c", {})]) == [[0, 1, 2]]
+
+
+def test_the_authored_environments_mean_something(embedder):
+    paths = [*find_envs("examples/envs"), *find_envs("examples/train_envs")]
+    assert len(paths) >= 40
+    for path in paths:
+        assert meaning_findings(load_env(path).spec, embedder) == [], path.name

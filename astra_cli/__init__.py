@@ -16,6 +16,7 @@ from astra_cli import env_synth as _env_synth  # noqa: F401
 from astra_cli import sft as _sft  # noqa: F401
 from astra_cli import rl as _rl  # noqa: F401
 from astra_cli import loop as _loop  # noqa: F401
+from astra_cli import judge as _judge  # noqa: F401
 
 __all__ = ["app", "main"]
 

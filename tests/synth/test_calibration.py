@@ -1,0 +1,99 @@
+"""The judge calibration: the committed set loads; a scripted judge that sees the planted flaw ranks
+every pair right, one that scores everything alike ranks none (ties are wrong), and one that fails
+closed scores 0; the CLI prints the table."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent_sdk import FunctionModel
+from synth.calibration import CALIBRATION_FILES, JUDGES, calibrate, load_pairs
+
+SET = Path(__file__).resolve().parents[2] / "examples" / "calibration"
+
+
+def test_the_committed_set_has_pairs_for_every_judge_and_planted_kind():
+    kinds = {f: {p.kind for p in load_pairs(SET, f)} for f in CALIBRATION_FILES}
+    assert kinds["sft_trajectory"] == {"wrong_tool", "hallucinated_value", "repeated_calls", "unfaithful_answer", "error_ignored"}
+    assert kinds["decomposition"] == {"non_atomic", "wrong_dependency", "describes_answer", "incoherent"}
+    assert kinds["task"] == {"off_server", "trivial"}
+    for file_kind, kind in JUDGES.values():
+        assert [p for p in load_pairs(SET, file_kind) if kind is None or p.kind == kind], (file_kind, kind)
+
+
+def small_set(tmp_path: Path) -> Path:
+    """One pair per file, the bad twin marked PLANTED so a scripted judge can see it."""
+    root = tmp_path / "cal"
+    root.mkdir()
+    for file_kind, name in CALIBRATION_FILES.items():
+        pairs = load_pairs(SET, file_kind)
+        chosen = [next(p for p in pairs if p.kind == kind) for kind in dict.fromkeys(p.kind for p in pairs)]
+        lines = []
+        for pair in chosen:
+            row = pair.model_dump()
+            lines.append(json.dumps({**row, "bad": _mark(row["bad"])}, ensure_ascii=False))
+        (root / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def _mark(item):
+    if isinstance(item, str):
+        return item + " PLANTED"
+    if "messages" in item:
+        return {**item, "messages": [*item["messages"][:-1], {**item["messages"][-1], "content": item["messages"][-1]["content"] + " PLANTED"}]}
+    return {**item, "final_answer": item["final_answer"] + " PLANTED"}
+
+
+def seeing_judge(messages, tools, settings):
+    """Scores by whether the item carries the planted marker, in each judge's own reply format."""
+    prompt = next(m.content for m in messages if m.role == "user")
+    bad = "PLANTED" in prompt
+    if "Judge this criterion only" in prompt:
+        return json.dumps({"reason": "checked", "verdict": "no" if bad else "yes"})
+    if "Score this user request" in prompt:
+        s = 1 if bad else 5
+        return json.dumps({"reason": "scored", "question_quality": s, "scenario_realism": s, "tool_necessity": s})
+    steps = int(re.search(r"\((\d+) tool steps\)", prompt).group(1))
+    s = 2 if bad else 9
+    return json.dumps({"reason": "judged", "query_understanding": s, "query_planning": s, "tool_response_understanding": [s] * steps,
+                       "tool_call_planning": [s] * steps, "conciseness": s, "final_answer": s})
+
+
+@pytest.mark.anyio
+async def test_a_judge_that_sees_the_flaw_ranks_every_pair_right(tmp_path):
+    results = await calibrate(FunctionModel(seeing_judge), small_set(tmp_path))
+    by = {r.judge: r for r in results}
+    assert set(by) == set(JUDGES)
+    assert by["sft_trajectory"].pairs == 5 and by["decomposition"].pairs == 4 and by["task"].pairs == 2
+    for r in results:
+        assert r.accuracy == 1.0 and r.ties == 0 and r.unscored == 0 and r.misranked == [], r.judge
+        assert r.spread > 0.5
+    assert by["coherence"].by_kind == {"incoherent": 1.0}
+
+
+@pytest.mark.anyio
+async def test_a_judge_that_scores_alike_or_fails_ranks_nothing(tmp_path):
+    root = small_set(tmp_path)
+
+    def alike(messages, tools, settings):
+        return seeing_judge([m.model_copy(update={"content": (m.content or "").replace("PLANTED", "")}) for m in messages], tools, settings)
+
+    (flat,) = await calibrate(FunctionModel(alike), root, judges=["task"])
+    assert (flat.accuracy, flat.ties, flat.spread) == (0.0, 2, 0.0)
+    (broken,) = await calibrate(FunctionModel(lambda *_: "no idea"), root, judges=["atomicity"])
+    assert broken.accuracy == 0.0 and broken.unscored == 2 and broken.good_mean == 0.0
+
+
+def test_the_cli_names_an_unknown_judge_or_set_before_starting_a_model(tmp_path):
+    from astra_cli import app
+
+    runner = CliRunner()
+    bad = runner.invoke(app, ["judge", "calibrate", "--judge", "nope"])
+    assert bad.exit_code == 2 and "judges are" in bad.output
+    missing = runner.invoke(app, ["judge", "calibrate", "--set", str(tmp_path / "none")])
+    assert missing.exit_code == 2 and "no such calibration directory" in missing.output

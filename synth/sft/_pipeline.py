@@ -184,7 +184,7 @@ class SftPipeline:
         notes = RunNotes(deferred_model_errors=self.deferred, emulator=self.emulator_stats, ingest_tool_issues=self.ingest_issues)
         return write_report(
             self.out, self.stages, verdicts=self.verdict_store().records(), notes=notes, llm=delta,
-            wall_time_s=time.monotonic() - started, tokens=self.tokens,
+            wall_time_s=time.monotonic() - started, tokens=self.tokens, judge_bar=self.config.judge_threshold,
         )
 
     def _llm_counts(self) -> LLMCounts:

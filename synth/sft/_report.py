@@ -35,15 +35,24 @@ def _trajectory_shape(records: list[dict[str, Any]]) -> tuple[list[int], list[in
     return calls, turns
 
 
-def judge_exclusions(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per dimension: how many verdicts lacked it, and that as a rate of all verdicts."""
+def judge_exclusions(verdicts: list[dict[str, Any]], bar: float = 0.6) -> dict[str, Any]:
+    """Per dimension: how many verdicts lacked it (unjudged: excluded), and how many judged ones scored it below
+    `bar` (the export threshold), each also as a rate of all verdicts: which dimension keeps rows out."""
     n = len(verdicts)
     missing = Counter(d for v in verdicts for d in v.get("missing", []))
+    low = Counter(d for v in verdicts if v.get("judged") for d, score in (v.get("dimensions") or {}).items() if score < bar)
+
+    def rate(count: int) -> float:
+        return round(count / n, 4) if n else 0.0
+
     return {
         "verdicts": n,
         "unjudged": sum(1 for v in verdicts if not v.get("judged")),
-        "unjudged_rate": round(sum(1 for v in verdicts if not v.get("judged")) / n, 4) if n else 0.0,
-        "per_dimension": {d: {"missing": missing.get(d, 0), "exclusion_rate": round(missing.get(d, 0) / n, 4) if n else 0.0} for d in DIMENSIONS},
+        "unjudged_rate": rate(sum(1 for v in verdicts if not v.get("judged"))),
+        "per_dimension": {
+            d: {"missing": missing.get(d, 0), "exclusion_rate": rate(missing.get(d, 0)), "below_bar": low.get(d, 0), "below_bar_rate": rate(low.get(d, 0))}
+            for d in DIMENSIONS
+        },
     }
 
 
@@ -60,6 +69,7 @@ def write_report(
     llm: LLMCounts,
     wall_time_s: float,
     tokens: dict[str, StageTokens],
+    judge_bar: float = 0.6,
 ) -> dict[str, Any]:
     """Write `out/stats.json` and the plots from the stage stores `st` and the judge's `verdicts`; returns the stats."""
     rollouts = st["rollout"].out.records()
@@ -92,7 +102,7 @@ def write_report(
         "calls_per_trajectory": dict(sorted(Counter(calls).items())),
         "turns_per_trajectory": dict(sorted(Counter(turns).items())),
         "mean_judge_score": _mean([r["score"] for r in judged]),
-        "judge": judge_exclusions(verdicts),
+        "judge": judge_exclusions(verdicts, judge_bar),
         "tasks_by_kind": dict(Counter(f"{t['kind']}/{t['augmentation']}" for t in tasks)),
         "rollout_backends": dict(Counter(r["backend"] for r in rollouts)),
         "deferred_model_errors_last_run": notes.deferred_model_errors,

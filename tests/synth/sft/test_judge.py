@@ -69,8 +69,13 @@ async def test_judge_retry_recovers_and_exclusion_rates() -> None:
     failed = await judge_trajectory(FunctionModel.from_replies(*[json.dumps({**GOOD, "final_answer": "great"})] * 3), MESSAGES)
     stats = judge_exclusions([{"id": "a", **fixed.model_dump()}, {"id": "b", **failed.model_dump()}])
     assert stats["unjudged"] == 1 and stats["unjudged_rate"] == 0.5
-    assert stats["per_dimension"]["final_answer"] == {"missing": 1, "exclusion_rate": 0.5}
-    assert stats["per_dimension"]["conciseness"] == {"missing": 0, "exclusion_rate": 0.0}
+    low = 1 if fixed.dimensions["final_answer"] < 0.6 else 0
+    assert stats["per_dimension"]["final_answer"] == {"missing": 1, "exclusion_rate": 0.5, "below_bar": low, "below_bar_rate": low / 2}
+    assert stats["per_dimension"]["conciseness"]["missing"] == 0 and stats["per_dimension"]["conciseness"]["exclusion_rate"] == 0.0
+    # below the export bar counts judged verdicts only, per dimension
+    judged = {"id": "c", "judged": True, "dimensions": {"conciseness": 0.3, "final_answer": 0.9}, "missing": []}
+    assert judge_exclusions([judged])["per_dimension"]["conciseness"]["below_bar"] == 1
+    assert judge_exclusions([judged])["per_dimension"]["final_answer"]["below_bar"] == 0
 
 
 @pytest.mark.anyio

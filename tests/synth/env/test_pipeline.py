@@ -227,8 +227,9 @@ async def test_a_decomposition_copying_the_prompt_example_is_rejected(tmp_path, 
     ("q2", "message"),
     [
         ("In which city is the Eiffel Tower located?", "ask the same thing"),
-        ("What is the current temperature there?", "write {q1} where q1's answer ('Paris') goes"),
+        ("What is the current temperature there?", "does not state the answers of q1 ('Paris')"),
     ],
+    ids=["repeated", "unused_dependency_dropped_then_composition"],
 )
 async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandbox, q2, message):
     bad = json.loads(Script().decompose[0])

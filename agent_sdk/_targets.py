@@ -108,7 +108,7 @@ async def model_from_target(
         target = os.environ.get(ENV_BASE_URL) or None
         if target is None:
             ignored = f" (model name {model_name!r} ignored)" if model_name else ""
-            announce(f"model: no endpoint given (--base-url or ${ENV_BASE_URL}); starting the embedded {default} model{ignored}")
+            announce(f"model: no endpoint given (--base-url or ${ENV_BASE_URL}); starting the embedded {'' if default == STUDENT.target else default + ' '}model{ignored}")
             target, model_name = default, None
     if target.startswith(("http://", "https://")):
         async with OpenAIChatModel(

@@ -73,6 +73,31 @@ def test_chunks_assemble_to_the_pinned_gguf(tmp_path):
     assert len(EMBEDDED_GGUF_SHA256) == 64
 
 
+def test_the_teacher_assembles_from_its_real_packages_and_names_itself(tmp_path):
+    import importlib.util
+
+    from agent_sdk import TEACHER, is_local_target
+
+    if importlib.util.find_spec(TEACHER.chunk_modules[-1]) is None:
+        pytest.skip(f"teacher chunk packages not installed ({TEACHER.install_hint})")
+    gguf = assemble_embedded_gguf(tmp_path / "teacher.gguf", TEACHER)
+    assert gguf.stat().st_size == TEACHER.gguf_size == 1_117_320_768
+    from gguf import GGUFReader
+
+    field = GGUFReader(gguf).fields["general.name"]
+    assert bytes(field.parts[field.data[0]]).decode() == "Qwen2.5 Coder 1.5B Instruct GGUF"
+    assert is_local_target("teacher") and TEACHER.served_name != EMBEDDED_MODEL_NAME
+
+
+def test_a_corrupt_chunk_is_refused_and_the_partial_file_removed(tmp_path, monkeypatch):
+    from agent_sdk import STUDENT, ModelError
+
+    wrong = STUDENT.__class__(**{**STUDENT.__dict__, "gguf_sha256": "0" * 64})
+    with pytest.raises(ModelError, match="corrupt"):
+        assemble_embedded_gguf(tmp_path / "bad.gguf", wrong)
+    assert not (tmp_path / "bad.gguf").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_embedded_cache_is_a_complete_hf_directory():

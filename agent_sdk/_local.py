@@ -26,9 +26,9 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from agent_sdk._cpu import cpu_has_bf16
 from agent_sdk._embedded import EMBEDDED_MODELS, embedded_model_dir, restore_control_tokens
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
-from agent_sdk._serve import cpu_has_bf16
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
 

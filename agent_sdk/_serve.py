@@ -26,6 +26,7 @@ import anyio
 import httpx
 from pydantic import BaseModel, Field
 
+from agent_sdk._cpu import cpu_has_bf16
 from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, cache_dir, embedded_model_dir
 from agent_sdk.exceptions import ModelError, UserError
 
@@ -116,15 +117,6 @@ def find_vllm_python(python: str | Path | None = None) -> Path | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return path if done.returncode == 0 else None
-
-
-def cpu_has_bf16() -> bool:
-    """Whether this CPU computes bfloat16 natively (AVX512-BF16 or AMX)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def resolve_dtype(dtype: str) -> str:

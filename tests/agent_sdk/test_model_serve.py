@@ -303,7 +303,8 @@ async def test_vllm_child_dies_with_a_killed_parent(tmp_path, helpers):
 
 
 def test_dtype_auto_is_bf16_only_where_the_cpu_computes_it(tmp_path):
-    from agent_sdk._serve import cpu_has_bf16, resolve_dtype
+    from agent_sdk._cpu import cpu_has_bf16
+    from agent_sdk._serve import resolve_dtype
 
     command = vllm_command(tmp_path / "python", tmp_path / "model", served_name="m", host="h", port=9, options=VllmOptions())
     assert command[command.index("--dtype") + 1] == ("bfloat16" if cpu_has_bf16() else "float32")

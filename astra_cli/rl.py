@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from astra_cli._apps import rl_app, sft_app
+from astra_cli._model_options import TrainedPolicyOption
 
 
 class Engine(str, Enum):
@@ -41,9 +42,6 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2) from exc
 
 
-_MODEL_HELP = "'embedded' (the default: Qwen2.5-Coder-0.5B-Instruct, as `astra demo` uses), a model directory or a .gguf."
-
-
 @rl_app.command("prepare")
 def prepare(
     envs_dir: Path = typer.Argument(..., help="Directory of environments (*/env.json)."),
@@ -56,11 +54,12 @@ def prepare(
     embedding_cache: Optional[Path] = typer.Option(None, help="Directory caching embeddings by document hash."),
     device: Optional[str] = typer.Option(None, help="Embedding device (cpu, cuda)."),
     tool_docs: Optional[Path] = typer.Option(None, help="Ingested tool docs (servers JSONL) widening the similarity pool."),
-    model: str = typer.Option("embedded", help="The policy whose tokenizer and chat template measure each prompt. " + _MODEL_HELP),
+    policy: TrainedPolicyOption = None,
     preset: str = typer.Option("astra", help="Recipe preset whose max_prompt_length rows must fit (astra: 25,600; cpu-small: 4,096)."),
     max_prompt_length: Optional[int] = typer.Option(None, help="Prompt token limit (overrides the preset's)."),
 ) -> None:
     """Build RL datasets (with distractors) from verified environments; rows whose prompt does not fit are rejected."""
+    from agent_sdk import STUDENT
     from rl import Embedder, PromptLimit
     from rl.datasets import prepare as run
     from rl.distractors import DistractorConfig
@@ -69,7 +68,7 @@ def prepare(
 
     try:
         limit = PromptLimit(
-            tokenizer=model,
+            tokenizer=policy or STUDENT.target,
             max_prompt_length=max_prompt_length or get_preset(preset).grpo.max_prompt_length,
         )
         report = run(
@@ -104,7 +103,7 @@ def train(
     envs: Path = typer.Option(..., help="The environments directory the data was prepared from."),
     out: Path = typer.Option(Path("runs/grpo"), help="Output directory (checkpoints, metrics.jsonl, reward_curve.png)."),
     preset: Optional[str] = typer.Option(None, help=_PRESET_HELP),
-    model: str = typer.Option("embedded", help=_MODEL_HELP + " veRL loads a directory only (no .gguf)."),
+    policy: TrainedPolicyOption = None,
     max_steps: Optional[int] = typer.Option(None, help="TRL: optimizer steps (preset; astra: one epoch)."),
     prompts_per_step: Optional[int] = typer.Option(None, help="TRL: prompts per step (same as --batch-size)."),
     group_size: Optional[int] = typer.Option(None, help="Rollouts per prompt (GRPO group)."),
@@ -142,7 +141,7 @@ def train(
             from rl.served import ServedRecipe, train_served_grpo
 
             served = ServedRecipe.from_preset(
-                recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
+                recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=policy, max_steps=max_steps,
                 prompts_per_step=prompts_per_step or batch_size, torch_threads=torch_threads, train_top_layers=train_top_layers,
                 max_reply_tokens=max_reply_tokens, **common,
             )
@@ -153,7 +152,7 @@ def train(
 
             report = train_grpo(
                 TrlRecipe.from_preset(
-                    recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
+                    recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=policy, max_steps=max_steps,
                     prompts_per_step=prompts_per_step or batch_size, max_completion_length=max_completion_length,
                     torch_threads=torch_threads, train_top_layers=train_top_layers, **common,
                 )
@@ -162,12 +161,13 @@ def train(
             return
         import anyio
 
+        from agent_sdk import STUDENT
         from rl import resolve_model
         from rl.verl import VerlRecipe, launch_verl, print_command, require_gpu
 
         # in order: a model veRL cannot load, then a missing GPU, then building the embedded model
         recipe = VerlRecipe.from_preset(
-            recipe_preset, model_path=model, train_files=str(data / "train.parquet"),
+            recipe_preset, model_path=policy or STUDENT.target, train_files=str(data / "train.parquet"),
             val_files=str(data / "val.parquet"), arena_url="http://127.0.0.1:0", n_gpus_per_node=n_gpus or 1,
             nnodes=nnodes, rollout_engine=rollout_engine, batch_size=batch_size or prompts_per_step,
             max_response_length=max_completion_length, output_dir=str(out / "checkpoints"),
@@ -175,7 +175,7 @@ def train(
         )
         if not (n_gpus or dry_run):
             recipe = recipe.model_copy(update={"n_gpus_per_node": require_gpu()})
-        recipe = recipe.model_copy(update={"model_path": resolve_model(model)})
+        recipe = recipe.model_copy(update={"model_path": resolve_model(policy or STUDENT.target)})
         if dry_run:
             typer.echo(print_command(recipe, out))
             return
@@ -191,7 +191,7 @@ def sft_train(
     preset: Optional[str] = typer.Option(
         None, help="Recipe preset: astra (2 epochs at 5e-6) or cpu-small. Default: cpu-small on a CPU, astra on a GPU."
     ),
-    model: str = typer.Option("embedded", help=_MODEL_HELP),
+    policy: TrainedPolicyOption = None,
     epochs: Optional[float] = typer.Option(None, help="Epochs (preset: 2)."),
     max_steps: int = typer.Option(-1, help="Stop after this many steps (-1: by epochs)."),
     lr: Optional[float] = typer.Option(None, help="Learning rate (astra: 5e-6; ASTRA also used 2e-6)."),
@@ -206,7 +206,7 @@ def sft_train(
 
     try:
         recipe = SftRecipe.from_preset(
-            get_preset(preset) if preset else default_preset("trl"), data=data, output_dir=out, model=model,
+            get_preset(preset) if preset else default_preset("trl"), data=data, output_dir=out, model=policy,
             epochs=epochs, max_steps=max_steps, lr=lr, batch_size=batch_size, max_length=max_length,
             torch_threads=torch_threads,
         )

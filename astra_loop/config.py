@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_sdk import STUDENT
 from astra_loop.exceptions import LoopConfigError
 
 EXAMPLE_ENVS = Path(__file__).resolve().parents[1] / "examples" / "envs"
@@ -86,8 +87,8 @@ class LoopConfig(BaseModel):
     engine: Literal["served", "trl", "verl"] = Field(
         default="served", description="GRPO engine: served (rollouts from vLLM, updates here), trl (in-process generation) or verl (GPUs)."
     )
-    policy: str = Field(default="embedded", description="The model trained: 'embedded', a model directory or a .gguf.")
-    generator: str | None = Field(default=None, description="Synthesis model: an http(s) base URL (None: $ASTRA_LLM_BASE_URL, else the embedded model).")
+    policy: str = Field(default=STUDENT.target, description="The model trained: an embedded name ('embedded', the student), a model directory or a .gguf.")
+    generator: str | None = Field(default=None, description="Synthesis model: any model target (None: $ASTRA_LLM_BASE_URL, else the embedded teacher).")
     generator_model: str | None = Field(default=None, description="Model name at the generator endpoint (None: the server's first).")
     base_endpoint: str | None = Field(default=None, description="Evaluate the base policy at this http(s) endpoint instead of serving `policy` here.")
     synth_config: dict[str, Any] = Field(default_factory=dict, description="`synth.env.SynthConfig` field overrides (e.g. thresholds, leak_audit).")

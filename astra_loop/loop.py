@@ -18,7 +18,6 @@ Stages, in order (each leaves `stages/<name>.json` when it finishes; see `recipe
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections import Counter
 from collections.abc import Callable
@@ -28,28 +27,20 @@ from typing import Any
 
 import anyio
 
+from agent_sdk import TEACHER, VllmOptions, local_model_path, model_from_target
 from astra_loop.cold_start import cold_start_data
 from astra_loop.config import Layout, LoopConfig
-from astra_loop.evaluate import evaluate, open_model
+from astra_loop.evaluate import evaluate
 from astra_loop.exceptions import LoopConfigError, StageError
 from astra_loop.overlap import check_separation
 from astra_loop.report import render_report
 from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
 
 ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
-"""`open_model(target, *, concurrency, settings=None, name=None)`: a `ChatModel` for a target, as a context manager."""
+"""`agent_sdk.model_from_target`'s signature: `(target, *, model_name, settings, max_concurrency, default, ...)`, a `ChatModel` as a context manager."""
 
 STAGE_NAMES = ("synth", "verify", "audit", "cold_start", "grpo", "evaluate")
 """The loop's stages, in order."""
-
-
-def _policy_path(policy: str) -> str:
-    """A local model path training can load ('embedded' is the embedded model's Hugging Face directory)."""
-    if policy == "embedded":
-        from agent_sdk import embedded_model_dir
-
-        return str(embedded_model_dir())
-    return policy
 
 
 def _grpo_summary(engine: str, report: Any, prepared: dict[str, Any]) -> dict[str, Any]:
@@ -87,8 +78,9 @@ class _Loop:
         cfg, summary = self.config, {}
         if not cfg.knowledge and not cfg.tool_docs:
             return {"skipped": "no knowledge rows and no tool docs given"}
-        target = cfg.generator or os.environ.get("ASTRA_LLM_BASE_URL") or "embedded"
-        async with self.open_model(target, concurrency=self.preset.synth_concurrency, name=cfg.generator_model) as llm:
+        # No generator and no $ASTRA_LLM_BASE_URL: the embedded teacher synthesizes (the student is the policy).
+        opened = self.open_model(cfg.generator, model_name=cfg.generator_model, max_concurrency=self.preset.synth_concurrency, default=TEACHER.target)
+        async with opened as llm:
             if cfg.knowledge:
                 result = await synthesize_envs(
                     llm, self.layout.synth_env, inputs=cfg.knowledge, limit=self.preset.synth_rows,
@@ -108,12 +100,12 @@ class _Loop:
         return summary
 
     async def verify(self) -> dict[str, Any]:
-        from mcp_servers import LocalSandbox, verify_paths
+        from mcp_servers import SandboxConfig, verify_paths
 
         sources = [p for p in (self.layout.synth_env / "envs", *self.config.extra_train_envs) if p.exists()]
         if not sources:
             raise StageError("no environments to verify: synthesis wrote none and no --train-envs was given")
-        async with LocalSandbox(workers=2) as sandbox:
+        async with SandboxConfig.from_env().build() as sandbox:
             report = await verify_paths(sources, sandbox=sandbox)
         self.layout.verify_json.write_text(report.to_json() + "\n", encoding="utf-8")
         shutil.rmtree(self.layout.train_envs, ignore_errors=True)
@@ -149,7 +141,7 @@ class _Loop:
         data = await cold_start_data(envs_dirs=[self.layout.train_envs], sft_files=[self.sft_export], out_dir=self.layout.cold_start / "data")
         p = self.preset
         recipe = SftRecipe(
-            data=data.path, output_dir=self.layout.cold_start, model=_policy_path(self.config.policy), epochs=p.sft_epochs,
+            data=data.path, output_dir=self.layout.cold_start, model=str(local_model_path(self.config.policy)), epochs=p.sft_epochs,
             lr=p.sft_lr, batch_size=p.sft_batch_size, max_length=p.sft_max_length, torch_threads=p.torch_threads,
         )
         report = await anyio.to_thread.run_sync(lambda: train_sft(recipe))
@@ -237,7 +229,9 @@ class _Loop:
                 results[label] = EvalResult.model_validate_json(path.read_bytes())
                 continue
             target = find_target()
-            async with self.open_model(target, concurrency=p.eval_concurrency, settings=settings) as model:
+            # The 4k context the evaluation was measured with; a remote target ignores it.
+            opened = self.open_model(target, settings=settings, max_concurrency=p.eval_concurrency, vllm_options=VllmOptions())
+            async with opened as model:
                 results[label] = await evaluate(model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency)
             path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")
         base, trained = results["base"].mean_reward, results["trained"].mean_reward
@@ -253,7 +247,7 @@ async def run_loop(
     redo: str | None = None,
     until: str | None = None,
     on_event: Callable[[str, str], None] | None = None,
-    models: ModelOpener = open_model,
+    models: ModelOpener = model_from_target,
 ) -> list[StageRecord]:
     """Run (or resume) the loop in `config.out`, then render `report.md`.
 

@@ -13,7 +13,6 @@ from rl.cold_start import (
     RejectedRecord,
     SkippedEnv,
     cold_start,
-    golden_waves,
     replay_golden,
 )
 from rl.datasets import AGENT_NAME, PrepareReport, PromptLimit, RlTask, build_tasks, load_envs, prepare, read_trl_tasks
@@ -75,7 +74,6 @@ __all__ = [
     "default_preset",
     "f1_reward",
     "get_preset",
-    "golden_waves",
     "load_envs",
     "mix_sft",
     "pool_tools_from_docs",

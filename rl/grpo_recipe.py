@@ -12,6 +12,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, Field
 
+from agent_sdk import STUDENT
 from rl.presets import CPU_SMALL, GrpoSettings, Preset
 
 _CPU = CPU_SMALL.grpo
@@ -23,7 +24,7 @@ class GrpoRecipe(BaseModel):
     data_dir: Path = Field(description="Output of `astra rl prepare` (train.jsonl).")
     envs_dir: Path = Field(description="The environments the data was prepared from.")
     output_dir: Path
-    model: str = Field(default="embedded", description="'embedded' (Qwen2.5-Coder-0.5B), a model directory or a .gguf.")
+    model: str = Field(default=STUDENT.target, description="The policy: an embedded name (the student by default), a model directory or a .gguf.")
     prompts_per_step: int = Field(default=_CPU.batch_size, ge=1)
     group_size: int = Field(default=_CPU.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
     lr: float = _CPU.lr

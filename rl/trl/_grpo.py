@@ -1,6 +1,6 @@
 """`astra rl train --engine trl`: TRL's GRPOTrainer in environment mode over an in-process arena.
 
-The arena (sandbox + `ArenaServer` + uvicorn) and every rollout's MCP session run on one
+The arena (`mcp_servers.serve_arena`) and every rollout's MCP session run on one
 anyio blocking portal; TRL trains in the calling thread. Rows come from `prepare`'s
 `train.jsonl`; each selects its environment class (its tools plus its distractors) by
 `environment`. Tool calls are read from the policy's text by `agent_sdk.parse_tool_calls` (TRL's
@@ -111,7 +111,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
         from trl import GRPOConfig, GRPOTrainer
     except ImportError as exc:
         raise TrainingSetupError(f"TRL training needs the `train` extra: {exc}") from exc
-    from mcp_servers import ArenaServer, LocalSandbox, serve_app
+    from mcp_servers import serve_arena
     from rl._models import load_policy
     from rl.trl._env import environment_factories, f1_reward_func
     from rl.trl._parsing import agent_response_parser
@@ -159,40 +159,31 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
         remove_unused_columns=False,
         disable_tqdm=True,
     )
-    with start_blocking_portal() as portal:
-        sandbox_context = portal.wrap_async_context_manager(LocalSandbox())
-        sandbox = sandbox_context.__enter__()
-        serving = None
-        try:
-            serving, port = portal.start_task(serve_app, ArenaServer(list(envs.values()), sandbox).app)
-            factories = environment_factories(tasks, envs, portal, f"http://127.0.0.1:{port}", call_timeout_s=recipe.call_timeout_s)
-            counted = _CountingFactories(factories)
-            trainer_class, filling = GRPOTrainer, {}
-            if recipe.batch_filling:
-                from rl.trl._batch_filling import BatchFillingGRPOTrainer
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(serve_arena(list(envs.values()))) as arena:
+        factories = environment_factories(tasks, envs, portal, arena.base_url, call_timeout_s=recipe.call_timeout_s)
+        counted = _CountingFactories(factories)
+        trainer_class, filling = GRPOTrainer, {}
+        if recipe.batch_filling:
+            from rl.trl._batch_filling import BatchFillingGRPOTrainer
 
-                trainer_class, filling = BatchFillingGRPOTrainer, {"delta": recipe.delta, "max_fill_rounds": recipe.max_fill_rounds}
-            known_tools = {tool.name for env in envs.values() for tool in env.spec.tools}
-            with agent_response_parser(tokenizer, known_tools):
-                trainer = trainer_class(
-                    model=model,
-                    reward_funcs=[f1_reward_func],
-                    args=config,
-                    train_dataset=Dataset.from_list(rows),
-                    processing_class=tokenizer,
-                    environment_factory=counted.factories,
-                    callbacks=[_metrics_callback(metrics_path, records)],
-                    **filling,
-                )
-                trainer.train()
-            if recipe.save:
-                model_dir = recipe.output_dir / "model"
-                trainer.save_model(str(model_dir))
-                tokenizer.save_pretrained(str(model_dir))
-        finally:
-            if serving is not None:
-                serving.cancel()
-            sandbox_context.__exit__(None, None, None)
+            trainer_class, filling = BatchFillingGRPOTrainer, {"delta": recipe.delta, "max_fill_rounds": recipe.max_fill_rounds}
+        known_tools = {tool.name for env in envs.values() for tool in env.spec.tools}
+        with agent_response_parser(tokenizer, known_tools):
+            trainer = trainer_class(
+                model=model,
+                reward_funcs=[f1_reward_func],
+                args=config,
+                train_dataset=Dataset.from_list(rows),
+                processing_class=tokenizer,
+                environment_factory=counted.factories,
+                callbacks=[_metrics_callback(metrics_path, records)],
+                **filling,
+            )
+            trainer.train()
+        if recipe.save:
+            model_dir = recipe.output_dir / "model"
+            trainer.save_model(str(model_dir))
+            tokenizer.save_pretrained(str(model_dir))
     stats = counted.stats()
     rewards = [float(r["reward"]) for r in records if "reward" in r]
     losses = [float(r["loss"]) for r in records if "loss" in r]

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_sdk import read_jsonl
+from agent_sdk import STUDENT, read_jsonl
 from rl.exceptions import DatasetError, TrainingSetupError
 from rl.presets import CPU_SMALL, Preset
 
@@ -26,7 +26,7 @@ class SftRecipe(BaseModel):
 
     data: Path = Field(description="OpenAI-format JSONL: one {messages, tools} object per line.")
     output_dir: Path
-    model: str = Field(default="embedded", description="'embedded' (Qwen2.5-Coder-0.5B), a model directory or a .gguf.")
+    model: str = Field(default=STUDENT.target, description="The policy: an embedded name (the student by default), a model directory or a .gguf.")
     epochs: float = CPU_SMALL.sft.epochs
     max_steps: int = Field(default=-1, description="Stop after this many steps (-1: by epochs).")
     lr: float = CPU_SMALL.sft.lr

@@ -55,7 +55,7 @@ def test_recipes_take_preset_values_and_explicit_settings_win(tmp_path):
 
 def test_cli_preset_and_flags_reach_the_verl_command(envs_dir, tmp_path):
     args = ["rl", "train", "--engine", "verl", "--data", str(tmp_path), "--envs", str(envs_dir), "--dry-run",
-            "--model", "/models/x"]
+            "--policy", "/models/x"]
     astra = runner.invoke(app, args)
     assert astra.exit_code == 0, astra.output
     assert "data.train_batch_size=256" in astra.output and "data.max_response_length=49152" in astra.output

@@ -6,11 +6,13 @@ from agent_sdk._connections import McpServer, server_from_target
 from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir, is_local_target, local_model_path
 from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
+    SFT_FILES,
     read_openai_jsonl,
     read_sft_parquet,
     read_trajectories_jsonl,
     sft_record,
     write_openai_jsonl,
+    write_sft_files,
     write_sft_parquet,
     write_trajectories_jsonl,
 )
@@ -42,6 +44,7 @@ from agent_sdk.exceptions import (
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
+    "SFT_FILES",
     "Agent",
     "AgentSdkError",
     "ArgumentRepair",
@@ -75,6 +78,7 @@ __all__ = [
     "server_from_target",
     "sft_record",
     "write_openai_jsonl",
+    "write_sft_files",
     "write_sft_parquet",
     "write_trajectories_jsonl",
     # Tool sources: one MCP server, and the wrappers `Toolbox` composes.

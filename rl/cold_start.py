@@ -51,6 +51,7 @@ from agent_sdk import (
     UserError,
     read_jsonl,
     read_trajectories_jsonl,
+    write_sft_files,
 )
 from mcp_servers import (
     Environment,
@@ -66,7 +67,7 @@ from mcp_servers import (
 )
 from rl.exceptions import DatasetError
 from rl.reward import f1_reward
-from rl.sft_files import dedupe, write_sft_files
+from rl.sft_files import dedupe
 
 __all__ = ["ColdStartConfig", "ColdStartStats", "RejectedRecord", "SkippedEnv", "cold_start", "replay_golden"]
 

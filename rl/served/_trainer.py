@@ -29,6 +29,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from agent_sdk import ChatModel, ServedModel, VllmOptions, model_from_target, read_jsonl, serve_model
+from rl._train_report import TrainReport, plot_rewards
 from rl.batch_filling import BatchFiller, StepStats
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
@@ -36,7 +37,6 @@ from rl.grpo_recipe import GrpoRecipe
 from rl.presets import CPU_SMALL, GrpoSettings
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
-from rl.trl._grpo import TrainReport, plot_rewards
 
 _CPU = CPU_SMALL.grpo
 
@@ -187,10 +187,11 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
         if source is None or not Path(source, "config.json").is_file():
             raise TrainingSetupError(f"{recipe.model}: not a Hugging Face model directory (served GRPO serves it)")
         run.policy_dir = str(source)
-    await run.load()
-    started = time.monotonic()
     server = _PolicyServer(recipe)
+    # The arena first: a sandbox that cannot run here is refused before the policy is loaded.
     async with serve_arena(list(envs.values())) as arena:
+        await run.load()
+        started = time.monotonic()
         try:
             for step in range(run.done + 1, recipe.max_steps + 1):
                 await run.step(step, server, arena.base_url)

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from rl.batch_filling import StepStats
+from rl._train_report import TrainReport, plot_rewards
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
 from rl.grpo_recipe import GrpoRecipe
@@ -45,23 +45,6 @@ class TrlRecipe(GrpoRecipe):
         return {**super().preset_fields(grpo), "max_steps": grpo.max_steps, "max_completion_length": grpo.max_response_length}
 
 
-class TrainReport(BaseModel):
-    """What a TRL run did."""
-
-    steps: int
-    episodes: int = Field(description="Rollouts, each one MCP session to the arena.")
-    tool_calls: int = Field(description="Calls parsed from the policy's text that reached an episode.")
-    argument_repairs: int = Field(default=0, description="Calls whose arguments were not strict JSON (repaired or not).")
-    unparsable_arguments: int = Field(default=0, description="Calls whose arguments could not be parsed even after repair.")
-    rewards: list[float] = Field(description="Mean reward per logged step.")
-    losses: list[float]
-    batch_filling: list[StepStats] = Field(default_factory=list, description="Kept / discarded / carried groups per step.")
-    metrics_path: str
-    plot_path: str | None = None
-    model_dir: str | None = Field(default=None, description="The saved policy (Hugging Face format), when `save`.")
-    wall_s: float
-
-
 def _metrics_callback(path: Path, records: list[dict[str, Any]]) -> Any:
     from transformers import TrainerCallback
 
@@ -75,28 +58,6 @@ def _metrics_callback(path: Path, records: list[dict[str, Any]]) -> Any:
                 fh.write(json.dumps(record) + "\n")
 
     return MetricsToJsonl()
-
-
-def plot_rewards(records: list[dict[str, Any]], path: Path, title: str) -> Path | None:
-    """A reward-curve PNG from logged records (None when nothing was logged)."""
-    points = [(r["step"], r["reward"]) for r in records if "reward" in r]
-    if not points:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
-    ax.set_xlabel("step")
-    ax.set_ylabel("mean F1 reward")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
 
 
 def train_grpo(recipe: TrlRecipe) -> TrainReport:

@@ -27,7 +27,7 @@ def loop(
     train_envs: Annotated[list[Path] | None, typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
     eval_envs: Annotated[Path | None, typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
     preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
-    preset_config: Annotated[Path | None, typer.Option("--preset-config", help="JSON file of preset fields overriding the preset's (e.g. grpo_steps, sft_epochs).")] = None,
+    preset_config: Annotated[Path | None, typer.Option("--preset-config", help='JSON file of preset fields overriding the preset\'s, nested ones field by field (e.g. {"recipe": {"grpo": {"max_steps": 12}}}).')] = None,
     engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: served (rollouts from vLLM, updates here), trl (TRL generation) or verl (GPUs).")] = LoopEngine.served,
     policy: TrainedPolicyOption = None,
     base_endpoint: Annotated[str | None, typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --policy.")] = None,
@@ -46,7 +46,7 @@ def loop(
     from pydantic import ValidationError
 
     from agent_sdk import STUDENT, format_validation_error
-    from astra_loop import EXAMPLE_ENVS, LoopConfig, LoopPreset, RecipeError, run_loop
+    from astra_loop import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
     from astra_loop import preset as find_preset
 
     def fields(path: Path | None, option: str) -> dict:
@@ -58,7 +58,7 @@ def loop(
     try:
         base = find_preset(preset)
         try:
-            sized = LoopPreset.model_validate({**base.model_dump(), **fields(preset_config, "--preset-config")})
+            sized = base.with_overrides(fields(preset_config, "--preset-config"))
         except ValidationError as exc:
             raise typer.BadParameter(format_validation_error(exc), param_hint="--preset-config") from exc
         config = LoopConfig(

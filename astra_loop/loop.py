@@ -139,11 +139,8 @@ class _Loop:
         from rl.trl import SftRecipe, train_sft
 
         data = await cold_start_data(envs_dirs=[self.layout.train_envs], sft_files=[self.sft_export], out_dir=self.layout.cold_start / "data")
-        p = self.preset
-        recipe = SftRecipe(
-            data=data.path, output_dir=self.layout.cold_start, model=str(local_model_path(self.config.policy)), epochs=p.sft_epochs,
-            lr=p.sft_lr, batch_size=p.sft_batch_size, max_length=p.sft_max_length, torch_threads=p.torch_threads,
-        )
+        model = str(local_model_path(self.config.policy))
+        recipe = SftRecipe.from_preset(self.preset.recipe, data=data.path, output_dir=self.layout.cold_start, model=model)
         report = await anyio.to_thread.run_sync(lambda: train_sft(recipe))
         return {
             "sft_rows": data.sft_rows, "env_rows": data.env_rows, "skipped_envs": data.skipped_envs, "trained_rows": report.rows,
@@ -157,47 +154,28 @@ class _Loop:
         return str(record.summary["model_dir"])
 
     async def grpo(self) -> dict[str, Any]:
-        from rl import DistractorConfig, PromptLimit, get_preset, prepare
+        from rl import DistractorConfig, PromptLimit, prepare, train_grpo
 
         cfg, p = self.config, self.preset
         model = self._cold_start_model()
-        if p.grpo_steps == 0 and cfg.engine != "verl":
+        if not p.grpo and cfg.engine != "verl":
             # A machine that cannot carry GRPO still measures what the cold start did.
-            return {"engine": cfg.engine, "skipped": "grpo_steps is 0: the cold-start model is evaluated", "steps": 0, "model_dir": model}
+            return {"engine": cfg.engine, "skipped": "the preset runs no GRPO: the cold-start model is evaluated", "steps": 0, "model_dir": model}
         # Rows whose prompt (tools and distractors included) exceeds the trainer's limit are rejected, not truncated.
-        limit = PromptLimit(tokenizer=model, max_prompt_length=get_preset(p.name).grpo.max_prompt_length)
+        limit = PromptLimit(tokenizer=model, max_prompt_length=p.recipe.grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(
             lambda: prepare(self.layout.train_envs, self.layout.rl_data, seed=cfg.seed,
                             distractors=DistractorConfig(mode="banded", per_band=p.distractors_per_band, seed=cfg.seed), embedder=self._embedder(),
                             prompt_limit=limit)
         )
-        if cfg.engine == "verl":
-            from rl.verl import VerlRecipe, launch_verl, require_gpu
-
-            recipe = VerlRecipe(
-                model_path=model, train_files=str(self.layout.rl_data / "train.parquet"), val_files=str(self.layout.rl_data / "val.parquet"),
-                arena_url="http://127.0.0.1:0", n_gpus_per_node=require_gpu(), group_size=p.group_size, batch_size=p.prompts_per_step,
-                lr=p.grpo_lr, max_turns=p.max_turns, output_dir=str(self.layout.grpo / "checkpoints"),
-            )
-            code = await launch_verl(recipe, self.layout.train_envs, self.layout.grpo)
-            if code != 0:
-                raise StageError(f"veRL exited with status {code}; logs under {self.layout.grpo}")
-            return {"engine": "verl", "checkpoints": recipe.output_dir, "model_dir": None, "prepared": prepared.model_dump(mode="json")}
-        shared = {
-            "data_dir": self.layout.rl_data, "envs_dir": self.layout.train_envs, "output_dir": self.layout.grpo, "model": model,
-            "max_steps": p.grpo_steps, "prompts_per_step": p.prompts_per_step, "group_size": p.group_size, "lr": p.grpo_lr,
-            "max_turns": p.max_turns, "seed": cfg.seed, "torch_threads": p.torch_threads, "train_top_layers": p.grpo_top_layers,
-        }
-        if cfg.engine == "served":
-            from rl.served import ServedRecipe, train_served_grpo
-
-            served = ServedRecipe(**shared, max_reply_tokens=p.eval_max_tokens, max_train_tokens=limit.max_prompt_length + p.max_completion_length)
-            return _grpo_summary("served", await train_served_grpo(served), prepared.model_dump(mode="json"))
-        from rl.trl import TrlRecipe, train_grpo
-
-        recipe = TrlRecipe(**shared, max_completion_length=p.max_completion_length)
-        report = await anyio.to_thread.run_sync(lambda: train_grpo(recipe))
-        return _grpo_summary("trl", report, prepared.model_dump(mode="json"))
+        seeded = {} if cfg.engine == "verl" else {"seed": cfg.seed}
+        result = await train_grpo(cfg.engine, p.recipe, self.layout.rl_data, self.layout.train_envs, self.layout.grpo, model, **seeded)
+        if isinstance(result, int):
+            if result != 0:
+                raise StageError(f"veRL exited with status {result}; logs under {self.layout.grpo}")
+            checkpoints = str(self.layout.grpo / "checkpoints")
+            return {"engine": "verl", "checkpoints": checkpoints, "model_dir": None, "prepared": prepared.model_dump(mode="json")}
+        return _grpo_summary(cfg.engine, result, prepared.model_dump(mode="json"))
 
     def _trained_target(self) -> str:
         if self.config.trained_model:

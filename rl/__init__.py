@@ -6,6 +6,8 @@ modules that need them, so `import rl` stays cheap.
 
 from rl._embedding import Embedder, EmbeddingCache
 from rl._models import resolve_model
+from rl._train import Engine, train_grpo
+from rl._train_report import TrainReport, plot_rewards
 from rl.batch_filling import BatchFiller, StepStats, reward_std
 from rl.cold_start import (
     ColdStartConfig,
@@ -53,6 +55,7 @@ __all__ = [
     "DistractorSampler",
     "Embedder",
     "EmbeddingCache",
+    "Engine",
     "GrpoRecipe",
     "GrpoSettings",
     "MixReport",
@@ -67,6 +70,7 @@ __all__ = [
     "SftSettings",
     "SkippedEnv",
     "StepStats",
+    "TrainReport",
     "ToolPool",
     "TrainingSetupError",
     "build_tasks",
@@ -77,6 +81,7 @@ __all__ = [
     "load_envs",
     "mix_sft",
     "pool_tools_from_docs",
+    "plot_rewards",
     "prepare",
     "read_sft_file",
     "read_trl_tasks",
@@ -84,5 +89,6 @@ __all__ = [
     "resolve_model",
     "reward_std",
     "sample_distractors",
+    "train_grpo",
     "write_sft_files",
 ]

@@ -34,7 +34,7 @@ from rl.batch_filling import BatchFiller, StepStats
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
 from rl.grpo_recipe import GrpoRecipe
-from rl.presets import CPU_SMALL, GrpoSettings
+from rl.presets import CPU_SMALL, Preset
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
 
@@ -45,7 +45,7 @@ class ServedRecipe(GrpoRecipe):
     """Settings of a served-GRPO run (defaults: the `cpu-small` preset; `from_preset` for another)."""
 
     max_steps: int = Field(default=_CPU.max_steps or 20, ge=1, description="Optimizer steps.")
-    max_reply_tokens: int = Field(default=256, ge=8, description="Reply budget of one model request.")
+    max_reply_tokens: int = Field(default=_CPU.max_reply_tokens, ge=8, description="Reply budget of one model request.")
     max_train_tokens: int = Field(default=_CPU.max_prompt_length + _CPU.max_response_length, ge=64,
                                   description="Rollouts rendered longer than this are not trained on.")
     backend: Literal["auto", "vllm", "local"] = Field(default="auto", description="How each step serves the policy (agent_sdk.serve_model).")
@@ -55,10 +55,11 @@ class ServedRecipe(GrpoRecipe):
     )
 
     @classmethod
-    def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
-        """The shared fields plus the step count and the trained-length limit."""
+    def preset_fields(cls, preset: Preset) -> dict[str, Any]:
+        """The shared fields plus the step count, the reply budget and the trained-length limit."""
+        grpo = preset.grpo
         return {
-            **super().preset_fields(grpo), "max_steps": grpo.max_steps or 20,
+            **super().preset_fields(preset), "max_steps": grpo.max_steps or 20, "max_reply_tokens": grpo.max_reply_tokens,
             "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length,
         }
 

@@ -26,7 +26,7 @@ from rl._train_report import TrainReport, plot_rewards
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
 from rl.grpo_recipe import GrpoRecipe
-from rl.presets import CPU_SMALL, GrpoSettings
+from rl.presets import CPU_SMALL, Preset
 
 _CPU = CPU_SMALL.grpo
 
@@ -40,9 +40,10 @@ class TrlRecipe(GrpoRecipe):
     save: bool = Field(default=True, description="Save the trained policy to `output_dir/model` (what `astra loop` evaluates).")
 
     @classmethod
-    def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
+    def preset_fields(cls, preset: Preset) -> dict[str, Any]:
         """The shared fields plus the step count and the completion budget."""
-        return {**super().preset_fields(grpo), "max_steps": grpo.max_steps, "max_completion_length": grpo.max_response_length}
+        grpo = preset.grpo
+        return {**super().preset_fields(preset), "max_steps": grpo.max_steps, "max_completion_length": grpo.max_response_length}
 
 
 def _metrics_callback(path: Path, records: list[dict[str, Any]]) -> Any:

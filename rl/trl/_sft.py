@@ -34,13 +34,13 @@ class SftRecipe(BaseModel):
     batch_size: int = CPU_SMALL.sft.batch_size
     max_length: int = CPU_SMALL.sft.max_length
     save: bool = True
-    torch_threads: int | None = Field(default=None, ge=1, description="CPU threads for torch.")
+    torch_threads: int | None = Field(default=CPU_SMALL.torch_threads, ge=1, description="CPU threads for torch.")
 
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> SftRecipe:
         """A recipe with `preset`'s SFT hyper-parameters; `settings` (those not None) override them."""
         sft = preset.sft
-        fields = {"epochs": sft.epochs, "lr": sft.lr, "batch_size": sft.batch_size, "max_length": sft.max_length}
+        fields = {"epochs": sft.epochs, "lr": sft.lr, "batch_size": sft.batch_size, "max_length": sft.max_length, "torch_threads": preset.torch_threads}
         return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from agent_sdk._embedded import local_model_path, restore_control_tokens, served_model_name
+from agent_sdk._embedded import STUDENT, local_model_path, restore_control_tokens, served_model_name
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
@@ -86,7 +86,7 @@ class LocalChatModel:
 
     def __init__(
         self,
-        model: str | Path = "embedded",
+        model: str | Path = STUDENT.target,
         *,
         name: str | None = None,
         device: str | None = None,

@@ -3,14 +3,16 @@
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir, is_local_target, local_model_path
 from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
+    SFT_FILES,
     read_openai_jsonl,
     read_sft_parquet,
     read_trajectories_jsonl,
     sft_record,
     write_openai_jsonl,
+    write_sft_files,
     write_sft_parquet,
     write_trajectories_jsonl,
 )
@@ -23,7 +25,7 @@ from agent_sdk._model import ChatModel
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._request_guard import RequestGuard
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
-from agent_sdk._targets import is_local_target, local_model_path, model_from_target
+from agent_sdk._targets import model_from_target
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
 from agent_sdk._tool_source import ToolInfo, ToolResult, ToolSource, WrapperTools
 from agent_sdk._toolbox import Toolbox
@@ -42,6 +44,7 @@ from agent_sdk.exceptions import (
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
+    "SFT_FILES",
     "Agent",
     "AgentSdkError",
     "ArgumentRepair",
@@ -75,6 +78,7 @@ __all__ = [
     "server_from_target",
     "sft_record",
     "write_openai_jsonl",
+    "write_sft_files",
     "write_sft_parquet",
     "write_trajectories_jsonl",
     # Tool sources: one MCP server, and the wrappers `Toolbox` composes.

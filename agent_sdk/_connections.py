@@ -48,7 +48,7 @@ class McpServer(BaseModel):
     `target` is a Streamable HTTP URL (an arena environment URL included), a
     `StdioServerParameters` (a command launched as a subprocess), an in-process
     `mcp.server.Server`, or a `Path` to an environment directory (or a directory of
-    environments) served in-process on a `LocalSandbox`.
+    environments) served in-process on the sandbox `ASTRA_SANDBOX` chooses.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_sdk.exceptions import ModelError
+from agent_sdk.exceptions import ModelError, UserError
 
 __all__ = [
     "EMBEDDED_GGUF_SHA256",
@@ -48,7 +48,10 @@ __all__ = [
     "cache_dir",
     "embedded_model",
     "embedded_model_dir",
+    "is_local_target",
+    "local_model_path",
     "restore_control_tokens",
+    "served_model_name",
 ]
 
 logger = logging.getLogger(__name__)
@@ -136,6 +139,38 @@ def embedded_model(target: str) -> EmbeddedModel:
         return EMBEDDED_MODELS[target]
     except KeyError:
         raise ModelError(f"no embedded model {target!r}; known: {', '.join(EMBEDDED_MODELS)}") from None
+
+
+def is_local_target(target: str | None) -> bool:
+    """Whether `target` names a model to run here (an embedded name, a directory, a .gguf file), not an endpoint."""
+    if not target or target.startswith(("http://", "https://")):
+        return False
+    return target in EMBEDDED_MODELS or Path(target).expanduser().exists()
+
+
+def local_model_path(target: str | Path) -> Path:
+    """The local model `target` names, as a path training can load: an embedded name becomes its
+    cached Hugging Face directory (built on first use); a directory or `.gguf` file is itself.
+
+    Raises:
+        UserError: `target` is a URL or names nothing here.
+        ModelError: an embedded model could not be built (chunk packages missing or corrupt).
+    """
+    if str(target) in EMBEDDED_MODELS:
+        return embedded_model_dir(model=str(target))
+    if not is_local_target(str(target)):
+        known = "', '".join(EMBEDDED_MODELS)
+        raise UserError(f"model {target!r}: not '{known}', nor an existing model directory or .gguf file")
+    return Path(target).expanduser()
+
+
+def served_model_name(target: str | Path) -> str:
+    """The name a local model is served and recorded under: an embedded model's own, else its directory's name (a file's stem)."""
+    embedded = EMBEDDED_MODELS.get(str(target))
+    if embedded:
+        return embedded.served_name
+    path = Path(target).expanduser().resolve()
+    return path.stem if path.is_file() else path.name
 
 
 def cache_dir() -> Path:

@@ -19,17 +19,18 @@ async def env_servers(servers: Sequence[McpServer], *, sandbox: Any | None = Non
 
     A directory holding `env.json` is one environment (named by the server's name, else by
     the directory); a directory of environments gives one server per subdirectory, named
-    by it. The servers run their tools on `sandbox`, or on a `mcp_servers.LocalSandbox`
-    opened for the duration of the block when none is given (and only when needed).
+    by it. The servers run their tools on `sandbox`, or on the sandbox `mcp_servers.SandboxConfig.from_env()`
+    chooses (`ASTRA_SANDBOX`), opened for the duration of the block when none is given (and only when needed).
 
     Raises:
         UserError: for a directory with no environment in it or under it.
         EnvLoadError: for an environment that does not load (from `mcp_servers`).
+        SandboxUnavailable: the configured sandbox cannot run here (from `mcp_servers`).
     """
     if not any(isinstance(s.target, Path) for s in servers):
         yield list(servers)
         return
-    from mcp_servers import LocalSandbox, build_env_server, find_envs, load_env
+    from mcp_servers import SandboxConfig, build_env_server, find_envs, load_env
 
     # Every environment is loaded before a sandbox starts, so a bad directory fails fast.
     plan: list[McpServer | tuple[Any, str]] = []
@@ -45,7 +46,7 @@ async def env_servers(servers: Sequence[McpServer], *, sandbox: Any | None = Non
             plan.append((load_env(directory), name))
     async with AsyncExitStack() as stack:
         if sandbox is None:
-            sandbox = await stack.enter_async_context(LocalSandbox())
+            sandbox = await stack.enter_async_context(SandboxConfig.from_env().build())
         yield [
             item if isinstance(item, McpServer) else McpServer(target=build_env_server(item[0], sandbox), name=item[1])
             for item in plan

@@ -12,12 +12,17 @@
   `datasets.load_dataset("parquet", data_files=...)`; veRL with `MultiTurnSFTDataset` through
   the `rl.verl.JsonMultiTurnSFTDataset` adapter (veRL's reader does not decode JSON columns
   itself).
+
+`write_sft_files` writes the one SFT export every producer writes (`astra sft synth`, `astra sft
+cold-start`, `astra sft mix`): `sft.jsonl` (`sft_record` per line: what `astra sft train` reads),
+`sft.parquet` and `openai.jsonl`, side by side in one directory (`SFT_FILES`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +34,13 @@ from agent_sdk._trajectory import Trajectory
 from agent_sdk.exceptions import UserError
 
 __all__ = [
+    "SFT_FILES",
     "read_openai_jsonl",
     "read_sft_parquet",
     "read_trajectories_jsonl",
     "sft_record",
     "write_openai_jsonl",
+    "write_sft_files",
     "write_sft_parquet",
     "write_trajectories_jsonl",
 ]
@@ -128,6 +135,37 @@ def read_sft_parquet(path: str | Path) -> list[Trajectory]:
         except ValueError as exc:
             raise UserError(f"{path}: row {index}: {exc}") from exc
     return out
+
+
+SFT_FILES = {"sft_jsonl": "sft.jsonl", "sft_parquet": "sft.parquet", "openai_jsonl": "openai.jsonl"}
+"""The files of an SFT export, by kind."""
+
+
+def _complete_schema(tool: dict[str, Any]) -> dict[str, Any]:
+    # `datasets` merges the tool schemas of all rows into one struct, so a schema without
+    # "required" would come back with "required": null and be rendered that way.
+    fn = tool.get("function", {})
+    params = {"type": "object", "properties": {}, "required": [], **(fn.get("parameters") or {})}
+    return {**tool, "function": {**fn, "parameters": params}}
+
+
+def write_sft_files(trajectories: Sequence[Trajectory], out: str | Path) -> dict[str, Path]:
+    """Write the SFT export (`SFT_FILES`) of `trajectories` under `out`, each file atomically; returns their paths.
+
+    Raises:
+        UserError: when pyarrow is missing.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [t.model_copy(update={"tools": [_complete_schema(x) for x in t.tools]}) for t in trajectories]
+    paths = {key: out / name for key, name in SFT_FILES.items()}
+    tmp = {key: path.with_name(path.name + ".tmp") for key, path in paths.items()}
+    _write_lines(tmp["sft_jsonl"], (json.dumps(sft_record(t), ensure_ascii=False) for t in rows))
+    write_sft_parquet(rows, tmp["sft_parquet"])
+    write_openai_jsonl(rows, tmp["openai_jsonl"])
+    for key, path in paths.items():
+        os.replace(tmp[key], path)
+    return paths
 
 
 def _trajectory(record: dict[str, Any]) -> Trajectory:

@@ -27,7 +27,7 @@ import anyio
 import anyio.to_thread
 
 from agent_sdk._cpu import cpu_has_bf16
-from agent_sdk._embedded import EMBEDDED_MODELS, embedded_model_dir, restore_control_tokens
+from agent_sdk._embedded import STUDENT, local_model_path, restore_control_tokens, served_model_name
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
@@ -87,7 +87,7 @@ class LocalChatModel:
 
     def __init__(
         self,
-        model: str | Path = "embedded",
+        model: str | Path = STUDENT.target,
         *,
         name: str | None = None,
         device: str | None = None,
@@ -105,10 +105,7 @@ class LocalChatModel:
         threads = threads or int(os.environ.get("ASTRA_TORCH_THREADS") or 0)
         if threads:
             torch.set_num_threads(threads)
-        embedded = EMBEDDED_MODELS.get(str(model))
-        path = embedded_model_dir(model=embedded) if embedded else Path(model).expanduser()
-        if not path.exists():
-            raise UserError(f"{path}: no such model directory or GGUF file")
+        path = local_model_path(model)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         native_bf16 = self.device != "cpu" or cpu_has_bf16()
         torch_dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if native_bf16 else torch.float32)
@@ -129,7 +126,7 @@ class LocalChatModel:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self._eos = self._eos_ids()
-        self.name = name or (embedded.served_name if embedded else path.stem if path.is_file() else path.name)
+        self.name = name or served_model_name(model)
         self.settings = settings or SamplingSettings(max_tokens=512)
         self.max_batch_size = max_batch_size
         self.batch_window_s = batch_window_s

@@ -85,6 +85,9 @@ class OpenAIChatModel:
             (`structured_outputs` with whitespace bounded, so a small model cannot pad a reply
             to `max_tokens`), "openai" (`response_format` json_schema, strict) or "none" (the
             endpoint cannot enforce one). Default: `$ASTRA_LLM_STRUCTURED_OUTPUT`, else "vllm".
+        http_client: the `httpx.AsyncClient` to send requests with (its transport, pool and
+            lifetime stay the caller's: `aclose` leaves it open); default: one of this object's own
+            per event loop. Tests pass one over `httpx.MockTransport`.
 
     Attributes:
         supports_output_schema: whether `SamplingSettings.output_schema` is enforced (not "none").
@@ -106,6 +109,7 @@ class OpenAIChatModel:
         settings: SamplingSettings | None = None,
         extra_body: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode | None = None,
+        http_client: httpx.AsyncClient | None = None,
     ) -> None:
         base_url = base_url or os.environ.get(ENV_BASE_URL)
         if not base_url:
@@ -126,9 +130,14 @@ class OpenAIChatModel:
             raise UserError(f"structured output mode {mode!r} (argument or ${ENV_STRUCTURED_OUTPUT}): choose {choices}")
         self.structured_output: StructuredOutputMode = mode  # type: ignore[assignment]
         self.supports_output_schema = mode != "none"
+        self._given_client = http_client
         self._client: httpx.AsyncClient | None = None
         self._limiter: anyio.CapacityLimiter | None = None
         self._loop_token: object | None = None
+
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"}
 
     @classmethod
     def from_env(cls, **overrides: Any) -> OpenAIChatModel:
@@ -143,7 +152,7 @@ class OpenAIChatModel:
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
         client, self._client = self._client, None
-        if client is not None:
+        if client is not None and client is not self._given_client:
             await client.aclose()
 
     async def __aenter__(self) -> OpenAIChatModel:
@@ -156,10 +165,8 @@ class OpenAIChatModel:
         # Pools and limiters belong to one event loop; `run_sync` starts a new loop per call.
         token = anyio.lowlevel.current_token()
         if self._client is None or self._limiter is None or self._loop_token != token:
-            self._client = httpx.AsyncClient(
-                timeout=self.timeout_s,
-                headers={"Authorization": f"Bearer {self.api_key}"},
-                limits=httpx.Limits(max_connections=self.max_concurrency),
+            self._client = self._given_client or httpx.AsyncClient(
+                timeout=self.timeout_s, limits=httpx.Limits(max_connections=self.max_concurrency)
             )
             self._limiter = anyio.CapacityLimiter(self.max_concurrency)
             self._loop_token = token
@@ -260,7 +267,7 @@ class OpenAIChatModel:
             retry_after: float | None = None
             try:
                 async with limiter:
-                    response = await client.request(method, url, json=body)
+                    response = await client.request(method, url, json=body, headers=self._headers, timeout=self.timeout_s)
             except httpx.TransportError as exc:
                 if attempt == policy.max_attempts:
                     raise ModelError(f"{method} {url} failed after {attempt} attempts: {exc!r}") from exc

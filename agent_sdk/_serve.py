@@ -27,7 +27,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent_sdk._cpu import cpu_has_bf16
-from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, cache_dir, embedded_model_dir
+from agent_sdk._embedded import STUDENT, cache_dir, local_model_path, served_model_name
 from agent_sdk.exceptions import ModelError, UserError
 
 __all__ = ["ServedModel", "VllmOptions", "find_vllm_python", "serve_model", "vllm_command", "vllm_env"]
@@ -209,11 +209,11 @@ async def serve_model(
         UserError: the model directory does not exist, or backend="vllm" without vLLM.
         ModelError: the server exited or did not answer within `startup_timeout_s`.
     """
-    embedded = STUDENT if model_dir is None else EMBEDDED_MODELS.get(str(model_dir))
-    path = embedded_model_dir(model=embedded) if embedded else Path(model_dir).expanduser().resolve()  # type: ignore[arg-type]
+    target = STUDENT.target if model_dir is None else model_dir
+    path = local_model_path(target).resolve()
     if not (path / "config.json").is_file():
         raise UserError(f"{path}: not a Hugging Face model directory (no config.json)")
-    name = served_name or (embedded.served_name if embedded else path.name)
+    name = served_name or served_model_name(target)
     port = port or free_port(host)
     vllm_python = find_vllm_python(python) if backend != "local" else None
     if backend == "vllm" and vllm_python is None:

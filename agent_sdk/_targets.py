@@ -7,7 +7,8 @@ installed (as `astra demo` does), else in this process by the transformers backe
 target at all, `$ASTRA_LLM_BASE_URL` is used when set, and otherwise the caller's default
 embedded model is started (the teacher for synthesis and judges, the student for a policy),
 and the user is told so. `local_model_path` is the same reading for code that loads weights
-itself (training).
+itself (training); both live beside the table of embedded models (`agent_sdk._embedded`), the one
+code that reads an embedded name.
 """
 
 from __future__ import annotations
@@ -16,48 +17,24 @@ import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Literal
 
 import anyio.to_thread
 
-from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, embedded_model_dir
+from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, is_local_target
 from agent_sdk._messages import SamplingSettings
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import ENV_BASE_URL, OpenAIChatModel
 from agent_sdk._serve import VllmOptions, find_vllm_python, serve_model
 from agent_sdk.exceptions import UserError
 
-__all__ = ["LocalBackend", "is_local_target", "local_model_path", "model_from_target"]
+__all__ = ["LocalBackend", "model_from_target"]
 
 LocalBackend = Literal["auto", "vllm", "local"]
 """How a local model is run: "auto" (vLLM if installed, else transformers), "vllm" or "local"."""
 
 _SYNTHESIS_CONTEXT = 16384
 """vLLM's context for a model served here: judges read whole trajectories (the model allows 32k)."""
-
-
-def is_local_target(target: str | None) -> bool:
-    """Whether `target` names a model to run here (an embedded name, a directory, a .gguf file), not an endpoint."""
-    if not target or target.startswith(("http://", "https://")):
-        return False
-    return target in EMBEDDED_MODELS or Path(target).expanduser().exists()
-
-
-def local_model_path(target: str) -> Path:
-    """The local model `target` names, as a path training can load: an embedded name becomes its
-    cached Hugging Face directory (built on first use); a directory or `.gguf` file is itself.
-
-    Raises:
-        UserError: `target` is a URL or names nothing here.
-        ModelError: an embedded model could not be built (chunk packages missing or corrupt).
-    """
-    if target in EMBEDDED_MODELS:
-        return embedded_model_dir(model=target)
-    if not is_local_target(target):
-        known = "', '".join(EMBEDDED_MODELS)
-        raise UserError(f"model {target!r}: not '{known}', nor an existing model directory or .gguf file")
-    return Path(target).expanduser()
 
 
 def _stderr(message: str) -> None:
@@ -108,7 +85,7 @@ async def model_from_target(
         target = os.environ.get(ENV_BASE_URL) or None
         if target is None:
             ignored = f" (model name {model_name!r} ignored)" if model_name else ""
-            announce(f"model: no endpoint given (--base-url or ${ENV_BASE_URL}); starting the embedded {'' if default == STUDENT.target else default + ' '}model{ignored}")
+            announce(f"model: no endpoint given (--base-url or ${ENV_BASE_URL}); starting the embedded model {default!r}{ignored}")
             target, model_name = default, None
     if target.startswith(("http://", "https://")):
         async with OpenAIChatModel(

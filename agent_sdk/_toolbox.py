@@ -48,7 +48,7 @@ class Toolbox:
         deny: tools matching any of these patterns are hidden (deny wins over allow).
         connect_timeout_s: limit for connecting and listing tools, per server.
         sandbox: an open sandbox for environment directories (shared across toolboxes);
-            by default the toolbox opens its own `mcp_servers.LocalSandbox` when needed.
+            by default the toolbox opens the one `ASTRA_SANDBOX` chooses when needed.
     """
 
     def __init__(

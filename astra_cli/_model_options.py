@@ -1,10 +1,11 @@
 """The model options every LLM-driven command shares, and how they become open `ChatModel`s.
 
 `--base-url` names an endpoint; `--model` a model name at it, or a model to run here
-("embedded", a directory, a .gguf file, or a URL in place of `--base-url`). With neither an
-endpoint nor a local model, `agent_sdk.model_from_target` starts the embedded model and says
-so. A judge is set apart with `--judge-base-url/--judge-model` (or `ASTRA_JUDGE_BASE_URL` /
-`ASTRA_JUDGE_MODEL`); by default the generator judges.
+(an embedded name, a directory, a .gguf file, or a URL in place of `--base-url`). With neither an
+endpoint nor a local model, `agent_sdk.model_from_target` starts the embedded teacher (synthesis,
+emulators and judges run the teacher; the student is the policy) and says so. A judge is set
+apart with `--judge-base-url/--judge-model` (or `ASTRA_JUDGE_BASE_URL` / `ASTRA_JUDGE_MODEL`);
+by default the generator judges.
 """
 
 from __future__ import annotations
@@ -28,9 +29,28 @@ ModelOption = Annotated[
     typer.Option(
         "--model",
         help="Model name at the endpoint (default $ASTRA_LLM_MODEL, else the server's first), or a model to run "
-        "here: 'embedded', a Hugging Face directory or a .gguf file.",
+        "here: 'teacher', 'embedded' (the student), a Hugging Face directory or a .gguf file.",
     ),
 ]
+PolicyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--policy",
+        help="The policy (the model that acts, is trained or evaluated): an OpenAI-compatible base URL, 'embedded' "
+        "(the student, the default), 'teacher', a Hugging Face directory or a .gguf file. Default: $ASTRA_LLM_BASE_URL, "
+        "else the embedded student.",
+    ),
+]
+"""The flag that names a policy that is played (`agent run`, `demo`, `sft cold-start`)."""
+TrainedPolicyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--policy",
+        help="The policy that is trained (loaded here): 'embedded' (the student, the default), 'teacher', a Hugging Face "
+        "directory or a .gguf file.",
+    ),
+]
+"""The same flag where the policy is trained (`loop`, `rl prepare|train`, `sft train`): a local model only."""
 ApiKeyOption = Annotated[str | None, typer.Option("--api-key", help="API key (default $ASTRA_LLM_API_KEY).")]
 BackendOption = Annotated[
     str, typer.Option("--backend", help="How a model run here is served: auto (vLLM if installed, else transformers), vllm or local.")
@@ -87,13 +107,13 @@ def check_backend(backend: str) -> None:
 
 @asynccontextmanager
 async def open_model(choice: ModelChoice, *, settings: Any = None) -> AsyncIterator[Any]:
-    """The generator for `choice`, open (a model run here: served) until the block exits."""
-    from agent_sdk import model_from_target
+    """The generator for `choice`, open (a model run here: served) until the block exits; the embedded teacher by default."""
+    from agent_sdk import TEACHER, model_from_target
 
     target, name = choice.target()
     async with model_from_target(
         target, model_name=name, api_key=choice.api_key, backend=choice.backend,  # type: ignore[arg-type]
-        settings=settings, max_concurrency=choice.max_concurrency, timeout_s=choice.timeout_s,
+        settings=settings, max_concurrency=choice.max_concurrency, timeout_s=choice.timeout_s, default=TEACHER.target,
     ) as model:  # fmt: skip
         yield model
 

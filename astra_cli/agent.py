@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from astra_cli._apps import agent_app
-from astra_cli._model_options import ApiKeyOption, BackendOption, check_backend
+from astra_cli._model_options import ApiKeyOption, BackendOption, PolicyOption, check_backend
 
 _MAX_SHOWN = 600
 
@@ -25,14 +25,8 @@ def run(
         list[str],
         typer.Option("--server", "-s", help="MCP server: environment directory, Streamable HTTP URL or stdio command line. Repeatable."),
     ] = [],  # noqa: B006 (typer reads the default, never mutates it)
-    model: Annotated[
-        str | None,
-        typer.Option(
-            help="An OpenAI-compatible base URL, or a model to run here: 'embedded' (alias 'local'), a model directory or "
-            ".gguf file. Default: $ASTRA_LLM_BASE_URL, else the embedded model."
-        ),
-    ] = None,
-    model_name: Annotated[str | None, typer.Option(help="Model name to request (URL), or with 'local': a model directory / GGUF file.")] = None,
+    policy: PolicyOption = None,
+    model_name: Annotated[str | None, typer.Option(help="Model name to request at the --policy URL.")] = None,
     api_key: ApiKeyOption = None,
     backend: BackendOption = "local",
     max_turns: Annotated[int, typer.Option(min=1, help="Most model requests.")] = 16,
@@ -61,11 +55,9 @@ def run(
         question = spec.task.question
     settings = SamplingSettings(temperature=temperature, max_tokens=max_tokens)
     check_backend(backend)
-    target, name = _target(model, model_name)
-
     async def main() -> Any:
         async with model_from_target(
-            target, model_name=name, api_key=api_key, backend=backend, settings=settings,  # type: ignore[arg-type]
+            policy, model_name=model_name, api_key=api_key, backend=backend, settings=settings,  # type: ignore[arg-type]
             announce=lambda line: console.print(line, style="dim", markup=False),
         ) as chat_model:  # fmt: skip
             toolbox = Toolbox(server, timeout_s=timeout, allow=allow or None, deny=deny)
@@ -97,13 +89,6 @@ def _single_env_spec(servers: list[str]) -> Any:
 
     dirs = find_envs(servers[0])
     return load_env(dirs[0]).spec if len(dirs) == 1 else None
-
-
-def _target(model: str | None, model_name: str | None) -> tuple[str | None, str | None]:
-    """(target for `model_from_target`, model name): 'local' runs --model-name (a path) or the embedded model."""
-    if model == "local":
-        return model_name or "embedded", None
-    return model, model_name
 
 
 def _short(text: str | None) -> str:

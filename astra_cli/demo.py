@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
@@ -20,12 +20,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from astra_cli._apps import app
-from astra_cli._model_options import BackendOption, check_backend
+from astra_cli._model_options import BackendOption, PolicyOption, check_backend
+
+if TYPE_CHECKING:
+    from mcp_servers import RunningArena
 
 _EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "envs"
 
 
-async def _golden_table(arena_url: str, envs: list[Any]) -> Table:
+async def _golden_table(arena: RunningArena, envs: list[Any]) -> Table:
     """One golden call per environment, made over MCP through the arena."""
     from mcp import Client
 
@@ -35,7 +38,7 @@ async def _golden_table(arena_url: str, envs: list[Any]) -> Table:
     for env in envs:
         subtask = next(s for s in env.spec.subtasks if s.golden_call is not None)
         call = subtask.golden_call
-        async with Client(f"{arena_url}/envs/{env.spec.id}/mcp") as client:
+        async with Client(arena.url(env.spec.id)) as client:
             result = await client.call_tool(call.tool, call.arguments)
         output = result.content[0].text if result.content else ""
         args = json.dumps(call.arguments, ensure_ascii=False)
@@ -43,37 +46,34 @@ async def _golden_table(arena_url: str, envs: list[Any]) -> Table:
     return table
 
 
-async def _episode(arena_url: str, env: Any, model: Any, max_turns: int) -> dict[str, Any]:
+async def _episode(arena: RunningArena, env: Any, model: Any, max_turns: int) -> dict[str, Any]:
     from agent_sdk import Agent, Toolbox
     from rl.reward import f1_reward
 
-    toolbox = Toolbox(f"{arena_url}/envs/{env.spec.id}/mcp", timeout_s=env.spec.limits.call_timeout_s + 5)
+    toolbox = Toolbox(arena.url(env.spec.id), timeout_s=env.spec.limits.call_timeout_s + 5)
     trajectory = await Agent(model, toolbox, max_turns=max_turns).run(env.spec.task.question, metadata={"env_id": env.spec.id})
     parts = f1_reward(trajectory, env.spec)
     trajectory.metadata["reward"] = parts.model_dump()
     return {"env": env, "trajectory": trajectory, "reward": parts}
 
 
-async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, concurrency: int, max_turns: int, console: Console) -> float:
+async def _run_demo(envs_dir: Path, policy: str | None, backend: str, out: Path, concurrency: int, max_turns: int, console: Console) -> float:
     from agent_sdk import SamplingSettings, VllmOptions, model_from_target, write_trajectories_jsonl
-    from mcp_servers import ArenaServer, LocalSandbox, load_env, serve_app, verify_paths
+    from mcp_servers import SandboxConfig, load_env, serve_arena, verify_paths
 
     started = time.monotonic()
-    async with LocalSandbox(workers=2) as sandbox:
+    async with SandboxConfig.from_env().build() as sandbox:
         report = await verify_paths([envs_dir], sandbox=sandbox)
         console.print(report.table())
         envs = [load_env(Path(r.path)) for r in report.envs if r.passed and r.path]
         if not envs:
             raise typer.Exit(1)
-        async with anyio.create_task_group() as tg:
-            arena = ArenaServer(envs, sandbox)
-            port = await tg.start(serve_app, arena.app)
-            arena_url = f"http://127.0.0.1:{port}"
-            console.print(f"arena: {len(envs)} environments at {arena_url}/envs/<env_id>/mcp")
-            console.print(await _golden_table(arena_url, envs))
+        async with serve_arena(envs, sandbox) as arena:
+            console.print(f"arena: {len(envs)} environments at {arena.base_url}/envs/<env_id>/mcp")
+            console.print(await _golden_table(arena, envs))
             settings = SamplingSettings(temperature=0.0, max_tokens=256)
             async with model_from_target(
-                model_dir, backend=backend, settings=settings, max_concurrency=concurrency,  # type: ignore[arg-type]
+                policy, backend=backend, settings=settings, max_concurrency=concurrency,  # type: ignore[arg-type]
                 vllm_options=VllmOptions(), announce=lambda line: console.print(line, markup=False),
             ) as model:  # fmt: skip
                 results: list[dict[str, Any]] = []
@@ -84,13 +84,12 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
 
                     async def one(env: Any) -> None:
                         async with limiter:
-                            results.append(await _episode(arena_url, env, model, max_turns))
+                            results.append(await _episode(arena, env, model, max_turns))
                         progress.advance(task)
 
                     async with anyio.create_task_group() as episodes:
                         for env in envs:
                             episodes.start_soon(one, env)
-            tg.cancel_scope.cancel()
     results.sort(key=lambda r: r["env"].path.name)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_trajectories_jsonl([r["trajectory"] for r in results], out)
@@ -114,7 +113,7 @@ async def _run_demo(envs_dir: Path, model_dir: str, backend: str, out: Path, con
 @app.command("demo")
 def demo(
     envs: Annotated[Path, typer.Option(help="Directory of environments.")] = _EXAMPLES,
-    model: Annotated[str, typer.Option(help="'embedded', a Hugging Face model directory, or an OpenAI-compatible base URL.")] = "embedded",
+    policy: PolicyOption = None,
     backend: BackendOption = "auto",
     out: Annotated[Path, typer.Option(help="Where to write trajectories JSONL.")] = Path("runs/demo/trajectories.jsonl"),
     concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 16,
@@ -125,9 +124,10 @@ def demo(
     # Wide enough for the results table even when the output is piped.
     console = Console(width=max(Console().width, 110))
     from agent_sdk import AgentSdkError
+    from mcp_servers import McpServersError
 
     try:
-        anyio.run(lambda: _run_demo(envs, model, backend, out, concurrency, max_turns, console))
-    except AgentSdkError as exc:
+        anyio.run(lambda: _run_demo(envs, policy, backend, out, concurrency, max_turns, console))
+    except (AgentSdkError, McpServersError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

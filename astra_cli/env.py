@@ -77,25 +77,21 @@ def arena_serve(
     envs_dir: Annotated[Path, typer.Argument(help="Directory of environment directories.")],
     http: Annotated[int, typer.Option("--http", help="Port to listen on.")] = 8700,
     host: str = "127.0.0.1",
-    workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
+    workers: Annotated[int | None, typer.Option(help="Sandbox worker processes (default $ASTRA_SANDBOX_WORKERS, else 2).")] = None,
     unsafe: Unsafe = False,
     sandbox: Backend = None,
 ) -> None:
     """Serve every environment under ENVS_DIR at /envs/{env_id}/mcp (index at /index.json)."""
-    from mcp_servers import ArenaServer, McpServersError, SandboxConfig, find_envs, load_env, serve_app
-
-    config = SandboxConfig.from_env(backend=sandbox, unsafe=unsafe, workers=workers)
+    from mcp_servers import McpServersError, SandboxConfig, load_envs, serve_arena
 
     async def main() -> None:
-        envs = [load_env(p) for p in find_envs(envs_dir)]
+        config = SandboxConfig.from_env(backend=sandbox, unsafe=unsafe, workers=workers)
+        envs = load_envs(envs_dir)
         if not envs:
             raise fail(f"{envs_dir}: no environment directories (*/env.json) found")
-        async with config.build() as box, anyio.create_task_group() as tg:
-            for memory_mb in sorted({e.spec.limits.memory_mb for e in envs}):
-                await box.prestart(memory_mb)
-            arena = ArenaServer(envs, box, host=host)
-            port = await tg.start(serve_app, arena.app, host, http)
-            typer.echo(f"arena: {len(envs)} environments at http://{host}:{port}/envs/<env_id>/mcp (index: /index.json)", err=True)
+        async with serve_arena(envs, config, host=host, port=http, prestart=True) as arena:
+            typer.echo(f"arena: {len(envs)} environments at http://{host}:{arena.port}/envs/<env_id>/mcp (index: /index.json)", err=True)
+            await anyio.sleep_forever()
 
     try:
         anyio.run(main, backend_options=_FAST_LOOP)

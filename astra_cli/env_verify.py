@@ -18,14 +18,14 @@ def verify(
     paths: Annotated[list[Path], typer.Argument(help="Environment directories, or directories of them.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the JSON report to this file.")] = None,
     concurrency: Annotated[int, typer.Option(help="Environments verified at once.")] = 8,
-    workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
+    workers: Annotated[int | None, typer.Option(help="Sandbox worker processes (default $ASTRA_SANDBOX_WORKERS, else 2).")] = None,
     unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")] = False,
 ) -> None:
     """Verify environments (DESIGN §5); exit status 1 when any fails."""
-    from mcp_servers import LocalSandbox, McpServersError, VerifyReport, verify_paths
+    from mcp_servers import McpServersError, SandboxConfig, VerifyReport, verify_paths
 
     async def main() -> VerifyReport:
-        async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox:
+        async with SandboxConfig.from_env(workers=workers, unsafe=unsafe).build() as sandbox:
             return await verify_paths(paths, sandbox=sandbox, concurrency=concurrency)
 
     try:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from astra_cli._apps import app
+from astra_cli._model_options import TrainedPolicyOption
 
 
 class LoopEngine(str, Enum):
@@ -26,14 +27,14 @@ def loop(
     train_envs: Annotated[list[Path] | None, typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
     eval_envs: Annotated[Path | None, typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
     preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
-    preset_config: Annotated[Path | None, typer.Option("--preset-config", help="JSON file of preset fields overriding the preset's (e.g. grpo_steps, sft_epochs).")] = None,
+    preset_config: Annotated[Path | None, typer.Option("--preset-config", help='JSON file of preset fields overriding the preset\'s, nested ones field by field (e.g. {"recipe": {"grpo": {"max_steps": 12}}}).')] = None,
     engine: Annotated[LoopEngine, typer.Option("--engine", help="GRPO engine: served (rollouts from vLLM, updates here), trl (TRL generation) or verl (GPUs).")] = LoopEngine.served,
-    model: Annotated[str, typer.Option("--model", help="Policy: 'embedded', a model directory or a .gguf.")] = "embedded",
-    base_endpoint: Annotated[str | None, typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --model.")] = None,
+    policy: TrainedPolicyOption = None,
+    base_endpoint: Annotated[str | None, typer.Option("--base-endpoint", help="Evaluate the base policy at this OpenAI-compatible URL instead of serving --policy.")] = None,
     synth_config: Annotated[Path | None, typer.Option("--synth-config", help="JSON file of SynthConfig fields for environment synthesis.")] = None,
     sft_config: Annotated[Path | None, typer.Option("--sft-config", help="JSON file of SftConfig fields for SFT synthesis.")] = None,
     trained_model: Annotated[str | None, typer.Option("--trained-model", help="Evaluate this model instead of the GRPO output.")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="Synthesis model endpoint (default $ASTRA_LLM_BASE_URL, else the embedded model).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Synthesis model endpoint (default $ASTRA_LLM_BASE_URL, else the embedded teacher).")] = None,
     llm_model: Annotated[str | None, typer.Option("--llm-model", help="Model name at --base-url.")] = None,
     overlap_threshold: Annotated[float, typer.Option(help="Cosine at which a training question near-duplicates an eval question.")] = 0.9,
     redo: Annotated[str | None, typer.Option("--redo", help="Rerun this stage and every later one.")] = None,
@@ -44,8 +45,8 @@ def loop(
     import anyio
     from pydantic import ValidationError
 
-    from agent_sdk import format_validation_error
-    from astra_loop import EXAMPLE_ENVS, LoopConfig, LoopPreset, RecipeError, run_loop
+    from agent_sdk import STUDENT, format_validation_error
+    from astra_loop import EXAMPLE_ENVS, LoopConfig, RecipeError, run_loop
     from astra_loop import preset as find_preset
 
     def fields(path: Path | None, option: str) -> dict:
@@ -57,12 +58,12 @@ def loop(
     try:
         base = find_preset(preset)
         try:
-            sized = LoopPreset.model_validate({**base.model_dump(), **fields(preset_config, "--preset-config")})
+            sized = base.with_overrides(fields(preset_config, "--preset-config"))
         except ValidationError as exc:
             raise typer.BadParameter(format_validation_error(exc), param_hint="--preset-config") from exc
         config = LoopConfig(
             out=out, knowledge=knowledge or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [],
-            eval_envs=eval_envs or EXAMPLE_ENVS, preset=sized, engine=engine.value, policy=model,
+            eval_envs=eval_envs or EXAMPLE_ENVS, preset=sized, engine=engine.value, policy=policy or STUDENT.target,
             base_endpoint=base_endpoint, synth_config=fields(synth_config, "--synth-config"), sft_config=fields(sft_config, "--sft-config"),
             trained_model=trained_model, generator=base_url, generator_model=llm_model, overlap_threshold=overlap_threshold, seed=seed,
         )

@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from astra_cli._apps import rl_app, sft_app
+from astra_cli._model_options import TrainedPolicyOption
 
 
 class Engine(str, Enum):
@@ -41,9 +42,6 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2) from exc
 
 
-_MODEL_HELP = "'embedded' (the default: Qwen2.5-Coder-0.5B-Instruct, as `astra demo` uses), a model directory or a .gguf."
-
-
 @rl_app.command("prepare")
 def prepare(
     envs_dir: Path = typer.Argument(..., help="Directory of environments (*/env.json)."),
@@ -56,11 +54,12 @@ def prepare(
     embedding_cache: Optional[Path] = typer.Option(None, help="Directory caching embeddings by document hash."),
     device: Optional[str] = typer.Option(None, help="Embedding device (cpu, cuda)."),
     tool_docs: Optional[Path] = typer.Option(None, help="Ingested tool docs (servers JSONL) widening the similarity pool."),
-    model: str = typer.Option("embedded", help="The policy whose tokenizer and chat template measure each prompt. " + _MODEL_HELP),
+    policy: TrainedPolicyOption = None,
     preset: str = typer.Option("astra", help="Recipe preset whose max_prompt_length rows must fit (astra: 25,600; cpu-small: 4,096)."),
     max_prompt_length: Optional[int] = typer.Option(None, help="Prompt token limit (overrides the preset's)."),
 ) -> None:
     """Build RL datasets (with distractors) from verified environments; rows whose prompt does not fit are rejected."""
+    from agent_sdk import STUDENT
     from rl import Embedder, PromptLimit
     from rl.datasets import prepare as run
     from rl.distractors import DistractorConfig
@@ -69,7 +68,7 @@ def prepare(
 
     try:
         limit = PromptLimit(
-            tokenizer=model,
+            tokenizer=policy or STUDENT.target,
             max_prompt_length=max_prompt_length or get_preset(preset).grpo.max_prompt_length,
         )
         report = run(
@@ -104,11 +103,10 @@ def train(
     envs: Path = typer.Option(..., help="The environments directory the data was prepared from."),
     out: Path = typer.Option(Path("runs/grpo"), help="Output directory (checkpoints, metrics.jsonl, reward_curve.png)."),
     preset: Optional[str] = typer.Option(None, help=_PRESET_HELP),
-    model: str = typer.Option("embedded", help=_MODEL_HELP + " veRL loads a directory only (no .gguf)."),
-    max_steps: Optional[int] = typer.Option(None, help="TRL: optimizer steps (preset; astra: one epoch)."),
-    prompts_per_step: Optional[int] = typer.Option(None, help="TRL: prompts per step (same as --batch-size)."),
+    policy: TrainedPolicyOption = None,
+    max_steps: Optional[int] = typer.Option(None, help="TRL/served: optimizer steps (preset; cpu-small: 6, astra: 200)."),
+    prompts_per_step: Optional[int] = typer.Option(None, help="Prompts per step (= PPO mini-batch; astra: 256)."),
     group_size: Optional[int] = typer.Option(None, help="Rollouts per prompt (GRPO group)."),
-    batch_size: Optional[int] = typer.Option(None, help="Prompts per step (= PPO mini-batch; astra: 256)."),
     max_completion_length: Optional[int] = typer.Option(None, help="Token budget of a multi-turn response (astra: 49,152)."),
     max_turns: Optional[int] = typer.Option(None, help="Tool-calling turns per rollout (astra: 32)."),
     lr: Optional[float] = typer.Option(None, help="Learning rate (astra: 2e-6)."),
@@ -123,65 +121,42 @@ def train(
     dry_run: bool = typer.Option(False, help="veRL: print the trainer command and exit."),
     torch_threads: Optional[int] = typer.Option(None, help="TRL/served: CPU threads for torch (1 on a busy machine)."),
     train_top_layers: Optional[int] = typer.Option(None, help="TRL/served: train only the last N decoder layers (a CPU sizing)."),
-    max_reply_tokens: Optional[int] = typer.Option(None, help="served: reply budget of one model request (default 256)."),
+    max_reply_tokens: Optional[int] = typer.Option(None, help="served: reply budget of one model request (preset; cpu-small: 256)."),
 ) -> None:
-    """GRPO over MCP environments: veRL (agent loop + arena) or TRL (environment mode)."""
+    """GRPO over MCP environments: served (rollouts from vLLM, updates here), TRL (environment mode) or veRL (agent loop + arena)."""
+    import anyio
+
+    from rl import train_grpo
     from rl.exceptions import RlError
     from rl.presets import default_preset, get_preset
 
     _log_training_progress()
-    common = {
-        "group_size": group_size, "lr": lr, "max_turns": max_turns, "batch_filling": batch_filling, "delta": delta,
-        "max_fill_rounds": max_fill_rounds,
+    overrides = {
+        "prompts_per_step": prompts_per_step, "group_size": group_size, "lr": lr, "max_turns": max_turns,
+        "batch_filling": batch_filling, "delta": delta, "max_fill_rounds": max_fill_rounds,
     }
+    if engine is Engine.verl:
+        overrides |= {
+            "n_gpus_per_node": n_gpus, "nnodes": nnodes, "rollout_engine": rollout_engine, "max_response_length": max_completion_length,
+            "extra_overrides": list(override),
+        }
+    else:
+        overrides |= {"max_steps": max_steps, "torch_threads": torch_threads, "train_top_layers": train_top_layers}
+        overrides |= {"max_reply_tokens": max_reply_tokens} if engine is Engine.served else {"max_completion_length": max_completion_length}
     try:
         recipe_preset = get_preset(preset) if preset else default_preset(engine.value)
-        if engine is Engine.served:
-            import anyio
+        if engine is Engine.verl and dry_run:
+            from rl.verl import print_command, resolve_verl_model, verl_recipe
 
-            from rl.served import ServedRecipe, train_served_grpo
-
-            served = ServedRecipe.from_preset(
-                recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
-                prompts_per_step=prompts_per_step or batch_size, torch_threads=torch_threads, train_top_layers=train_top_layers,
-                max_reply_tokens=max_reply_tokens, **common,
-            )
-            typer.echo(anyio.run(train_served_grpo, served).model_dump_json(indent=2))
+            recipe = resolve_verl_model(verl_recipe(recipe_preset, data, out, policy, **overrides))
+            typer.echo(print_command(recipe if n_gpus else recipe.model_copy(update={"n_gpus_per_node": 1}), out))
             return
-        if engine is Engine.trl:
-            from rl.trl import TrlRecipe, train_grpo
-
-            report = train_grpo(
-                TrlRecipe.from_preset(
-                    recipe_preset, data_dir=data, envs_dir=envs, output_dir=out, model=model, max_steps=max_steps,
-                    prompts_per_step=prompts_per_step or batch_size, max_completion_length=max_completion_length,
-                    torch_threads=torch_threads, train_top_layers=train_top_layers, **common,
-                )
-            )
-            typer.echo(report.model_dump_json(indent=2))
-            return
-        import anyio
-
-        from rl import resolve_model
-        from rl.verl import VerlRecipe, launch_verl, print_command, require_gpu
-
-        # in order: a model veRL cannot load, then a missing GPU, then building the embedded model
-        recipe = VerlRecipe.from_preset(
-            recipe_preset, model_path=model, train_files=str(data / "train.parquet"),
-            val_files=str(data / "val.parquet"), arena_url="http://127.0.0.1:0", n_gpus_per_node=n_gpus or 1,
-            nnodes=nnodes, rollout_engine=rollout_engine, batch_size=batch_size or prompts_per_step,
-            max_response_length=max_completion_length, output_dir=str(out / "checkpoints"),
-            extra_overrides=list(override), **common,
-        )
-        if not (n_gpus or dry_run):
-            recipe = recipe.model_copy(update={"n_gpus_per_node": require_gpu()})
-        recipe = recipe.model_copy(update={"model_path": resolve_model(model)})
-        if dry_run:
-            typer.echo(print_command(recipe, out))
-            return
-        raise typer.Exit(anyio.run(lambda: launch_verl(recipe, envs, out, host=arena_host)))
+        result = anyio.run(lambda: train_grpo(engine.value, recipe_preset, data, envs, out, policy, host=arena_host, **overrides))
     except RlError as exc:
         _fail(exc)
+    if isinstance(result, int):
+        raise typer.Exit(result)
+    typer.echo(result.model_dump_json(indent=2))
 
 
 @sft_app.command("train")
@@ -191,7 +166,7 @@ def sft_train(
     preset: Optional[str] = typer.Option(
         None, help="Recipe preset: astra (2 epochs at 5e-6) or cpu-small. Default: cpu-small on a CPU, astra on a GPU."
     ),
-    model: str = typer.Option("embedded", help=_MODEL_HELP),
+    policy: TrainedPolicyOption = None,
     epochs: Optional[float] = typer.Option(None, help="Epochs (preset: 2)."),
     max_steps: int = typer.Option(-1, help="Stop after this many steps (-1: by epochs)."),
     lr: Optional[float] = typer.Option(None, help="Learning rate (astra: 5e-6; ASTRA also used 2e-6)."),
@@ -206,7 +181,7 @@ def sft_train(
 
     try:
         recipe = SftRecipe.from_preset(
-            get_preset(preset) if preset else default_preset("trl"), data=data, output_dir=out, model=model,
+            get_preset(preset) if preset else default_preset("trl"), data=data, output_dir=out, model=policy,
             epochs=epochs, max_steps=max_steps, lr=lr, batch_size=batch_size, max_length=max_length,
             torch_threads=torch_threads,
         )

@@ -17,6 +17,7 @@ from astra_cli._model_options import (
     JudgeModelOption,
     ModelChoice,
     ModelOption,
+    PolicyOption,
     check_backend,
     fail,
     open_companion,
@@ -104,7 +105,7 @@ def cold_start(
     envs: Annotated[list[Path], typer.Option("--envs", help="Environment directory or directory of them (repeatable), e.g. the envs/ of `astra env synth`.")],
     out: Annotated[Path, typer.Option("--out", help="Output directory (verify.json, trajectories, rejected, stats.json, sft.jsonl/parquet).")],
     agent_samples: Annotated[int, typer.Option("--agent-samples", min=0, help="Agent episodes per environment, kept only at F1 = 1 (0: golden replay only).")] = 0,
-    model: Annotated[str | None, typer.Option("--model", help="Agent model for --agent-samples: 'embedded', a model directory / .gguf, or an http(s) endpoint.")] = None,
+    policy: PolicyOption = None,
     golden: Annotated[bool, typer.Option("--golden/--no-golden", help="Replay each environment's golden calls.")] = True,
     temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature of agent episodes.")] = 0.8,
     max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per agent episode.")] = 16,
@@ -112,14 +113,14 @@ def cold_start(
     check_answer: Annotated[bool, typer.Option("--check-answer", help="Keep an agent episode only if its final answer contains the task's answer.")] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Environments verified and episodes played at once.")] = 4,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="System prompt (default: the agent's DEFAULT_SYSTEM_PROMPT).")] = None,
-    workers: Annotated[int, typer.Option(help="Sandbox worker processes.")] = 2,
+    workers: Annotated[int | None, typer.Option(help="Sandbox worker processes (default $ASTRA_SANDBOX_WORKERS, else 2).")] = None,
     unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")] = False,
 ) -> None:
     """SFT conversations from verified environments: golden calls replayed over MCP, and agent episodes at F1 = 1."""
     import anyio
 
     from agent_sdk import AgentSdkError
-    from mcp_servers import LocalSandbox, McpServersError
+    from mcp_servers import McpServersError, SandboxConfig
     from rl.cold_start import ColdStartConfig, ColdStartStats
     from rl.cold_start import cold_start as run_cold_start
     from rl.exceptions import RlError
@@ -129,16 +130,16 @@ def cold_start(
     if system_prompt is not None:
         fields["system_prompt"] = system_prompt
     config = ColdStartConfig.model_validate(fields)
-    if model is not None and not agent_samples:
-        typer.echo("note: --model is used only with --agent-samples > 0", err=True)
+    if policy is not None and not agent_samples:
+        typer.echo("note: --policy is used only with --agent-samples > 0", err=True)
 
     async def main() -> ColdStartStats:
-        async with LocalSandbox(workers=workers, unsafe=unsafe) as sandbox:
+        async with SandboxConfig.from_env(workers=workers, unsafe=unsafe).build() as sandbox:
             if not agent_samples:
                 return await run_cold_start(envs, out, config=config, sandbox=sandbox)
             from agent_sdk import model_from_target
 
-            async with model_from_target(model) as chat_model:
+            async with model_from_target(policy) as chat_model:
                 return await run_cold_start(envs, out, model=chat_model, config=config, sandbox=sandbox)
 
     try:

@@ -7,7 +7,7 @@ GRPO reward curve and the per-environment before/after table.
 
 from astra_loop.cold_start import ColdStartData, cold_start_data
 from astra_loop.config import EXAMPLE_ENVS, PRESETS, Layout, LoopConfig, LoopPreset, preset
-from astra_loop.evaluate import EpisodeScore, EvalResult, evaluate, open_model
+from astra_loop.evaluate import EpisodeScore, EvalResult, evaluate
 from astra_loop.exceptions import LoopConfigError, OverlapError, RecipeError, StageError
 from astra_loop.loop import STAGE_NAMES, run_loop
 from astra_loop.overlap import Overlap, Question, check_separation, find_overlaps
@@ -37,7 +37,6 @@ __all__ = [
     "cold_start_data",
     "evaluate",
     "find_overlaps",
-    "open_model",
     "preset",
     "render_report",
     "run_loop",

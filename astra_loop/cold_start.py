@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
 from pydantic import BaseModel, Field
 
 from agent_sdk import read_jsonl
@@ -31,28 +30,16 @@ class ColdStartData(BaseModel):
     skipped_envs: list[str] = Field(default_factory=list, description="`dir: reason` for environments not replayed.")
 
 
-def _ordered(subtasks: Sequence[Any]) -> list[Any]:
-    """Subtasks in dependency order (the spec guarantees a DAG)."""
-    done: set[str] = set()
-    order: list[Any] = []
-    pending = list(subtasks)
-    while pending:
-        ready = [s for s in pending if set(s.depends_on) <= done]
-        order += ready
-        done |= {s.id for s in ready}
-        pending = [s for s in pending if s.id not in done]
-    return order
-
-
 def _tool_schema(tool: Any) -> dict[str, Any]:
     return {"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}}
 
 
 async def _replay(client: Any, env: Any) -> dict[str, Any]:
+    from mcp_servers import golden_levels
     from rl.datasets import SYSTEM_PROMPT
 
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": env.spec.task.question}]
-    for i, subtask in enumerate(s for s in _ordered(env.spec.subtasks) if s.golden_call is not None):
+    for i, subtask in enumerate(s for level in golden_levels(env.spec) for s in level):
         call = subtask.golden_call
         result = await client.call_tool(call.tool, call.arguments)
         output = "".join(getattr(block, "text", "") for block in result.content)
@@ -70,22 +57,20 @@ async def golden_replays(envs_dirs: Sequence[Path]) -> tuple[list[dict[str, Any]
     """One replayed conversation per environment under `envs_dirs`, and `dir: reason` for each failure."""
     from mcp import Client
 
-    from mcp_servers import ArenaServer, LocalSandbox, find_envs, load_env, serve_app
+    from mcp_servers import load_envs, serve_arena
 
-    envs = [load_env(p) for d in envs_dirs for p in find_envs(d)]
+    envs = load_envs(*envs_dirs)
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     if not envs:
         return rows, skipped
-    async with LocalSandbox(workers=2) as sandbox, anyio.create_task_group() as tg:
-        port = await tg.start(serve_app, ArenaServer(envs, sandbox).app)
+    async with serve_arena(envs) as arena:
         for env in envs:
             try:
-                async with Client(f"http://127.0.0.1:{port}/envs/{env.spec.id}/mcp") as client:
+                async with Client(arena.url(env.spec.id)) as client:
                     rows.append(await _replay(client, env))
             except Exception as exc:  # noqa: BLE001 — a bad environment is data: skip it, say why
                 skipped.append(f"{env.path}: {type(exc).__name__}: {exc}")
-        tg.cancel_scope.cancel()
     return rows, skipped
 
 

@@ -2,59 +2,64 @@
 
 A preset sizes every stage at once (how many knowledge rows are synthesized, how long the
 cold start and GRPO run, how long an evaluation episode may be), so that `cpu-small` and
-`astra` are the same command at two scales. The training hyper-parameters inside a preset
-follow ASTRA's recipe (DESIGN §9); `astra` is the paper's scale, for GPUs and veRL.
+`astra` are the same command at two scales. The training hyper-parameters are the `rl` preset
+of the same name (`rl.presets`: one name, one set of values, whether `astra loop` or `astra rl
+train` runs it); `astra` is the paper's scale, for GPUs and veRL.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_sdk import STUDENT
 from astra_loop.exceptions import LoopConfigError
+from rl.presets import ASTRA, CPU_SMALL, Preset
 
 EXAMPLE_ENVS = Path(__file__).resolve().parents[1] / "examples" / "envs"
 """The default evaluation set: environments no stage of the loop trains on."""
 
 
 class LoopPreset(BaseModel):
-    """The sizes of every stage of the loop."""
+    """The sizes of every stage of the loop: the training recipe (an `rl.Preset`) plus the loop's own stages."""
 
     name: str
+    recipe: Preset = Field(description="SFT and GRPO hyper-parameters: the `rl` preset of the same name (what `astra rl train --preset` runs).")
     synth_rows: int = Field(ge=1, description="Knowledge rows read from each input file by environment synthesis.")
     sft_rollouts_per_server: int | None = Field(ge=1, description="Cap on SFT rollouts per tool-doc server (None: no cap).")
     synth_concurrency: int = Field(ge=1, description="LLM requests in flight during synthesis.")
-    sft_epochs: float = Field(gt=0, description="Cold-start SFT epochs (ASTRA: 2).")
-    sft_lr: float = Field(gt=0, description="Cold-start SFT learning rate (ASTRA: 5e-6).")
-    sft_batch_size: int = Field(ge=1)
-    sft_max_length: int = Field(ge=128, description="Conversations longer than this many tokens are skipped.")
-    grpo_steps: int = Field(ge=0, description="TRL: GRPO optimizer steps (0: no GRPO; the cold-start model is evaluated).")
-    prompts_per_step: int = Field(ge=1, description="Prompts per GRPO step (veRL: the batch = mini-batch size).")
-    group_size: int = Field(ge=2, description="Rollouts per prompt (GRPO group).")
-    grpo_lr: float = Field(gt=0, description="GRPO learning rate (ASTRA: 2e-6).")
-    max_completion_length: int = Field(ge=8, description="TRL: token budget of one multi-turn completion.")
-    max_turns: int = Field(ge=1, description="Tool-calling turns per rollout in training.")
+    grpo: bool = Field(default=True, description="Run GRPO after the cold start (False: the cold-start model is evaluated; veRL always runs).")
     eval_max_turns: int = Field(ge=1, description="Model requests per evaluation episode.")
     eval_concurrency: int = Field(ge=1, description="Evaluation episodes in flight at once.")
     eval_max_tokens: int = Field(ge=16, description="Reply budget of one model request during evaluation.")
-    torch_threads: int | None = Field(default=None, ge=1, description="CPU threads for torch (None: torch's choice).")
-    grpo_top_layers: int | None = Field(default=None, ge=1, description="GRPO trains only the last N decoder layers (None: all).")
     distractors_per_band: int = Field(default=2, ge=0, description="Banded distractor tools per band and in-scope tool (ASTRA: 2).")
+
+    def with_overrides(self, fields: Mapping[str, Any]) -> LoopPreset:
+        """This preset with `fields` merged in, nested mappings field by field (`{"recipe": {"grpo": {"max_steps": 12}}}`).
+
+        Raises:
+            ValidationError: a field is unknown or its value invalid.
+        """
+        return LoopPreset.model_validate(_merge(self.model_dump(), fields))
+
+
+def _merge(base: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in fields.items():
+        merged[key] = _merge(merged[key], value) if isinstance(value, Mapping) and isinstance(merged.get(key), dict) else value
+    return merged
 
 
 PRESETS: dict[str, LoopPreset] = {
     "cpu-small": LoopPreset(
-        name="cpu-small", synth_rows=8, sft_rollouts_per_server=4, synth_concurrency=8,
-        sft_epochs=1.0, sft_lr=5e-6, sft_batch_size=2, sft_max_length=2048,
-        grpo_steps=6, prompts_per_step=2, group_size=4, grpo_lr=1e-5, max_completion_length=384, max_turns=6,
-        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, torch_threads=2, grpo_top_layers=4, distractors_per_band=1,
+        name="cpu-small", recipe=CPU_SMALL, synth_rows=8, sft_rollouts_per_server=4, synth_concurrency=8,
+        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, distractors_per_band=1,
     ),
     "astra": LoopPreset(
-        name="astra", synth_rows=400, sft_rollouts_per_server=None, synth_concurrency=64,
-        sft_epochs=2.0, sft_lr=5e-6, sft_batch_size=8, sft_max_length=25_600,
-        grpo_steps=200, prompts_per_step=256, group_size=8, grpo_lr=2e-6, max_completion_length=49_152, max_turns=32,
+        name="astra", recipe=ASTRA, synth_rows=400, sft_rollouts_per_server=None, synth_concurrency=64,
         eval_max_turns=32, eval_concurrency=64, eval_max_tokens=4096,
     ),
 }
@@ -86,8 +91,8 @@ class LoopConfig(BaseModel):
     engine: Literal["served", "trl", "verl"] = Field(
         default="served", description="GRPO engine: served (rollouts from vLLM, updates here), trl (in-process generation) or verl (GPUs)."
     )
-    policy: str = Field(default="embedded", description="The model trained: 'embedded', a model directory or a .gguf.")
-    generator: str | None = Field(default=None, description="Synthesis model: an http(s) base URL (None: $ASTRA_LLM_BASE_URL, else the embedded model).")
+    policy: str = Field(default=STUDENT.target, description="The model trained: an embedded name ('embedded', the student), a model directory or a .gguf.")
+    generator: str | None = Field(default=None, description="Synthesis model: any model target (None: $ASTRA_LLM_BASE_URL, else the embedded teacher).")
     generator_model: str | None = Field(default=None, description="Model name at the generator endpoint (None: the server's first).")
     base_endpoint: str | None = Field(default=None, description="Evaluate the base policy at this http(s) endpoint instead of serving `policy` here.")
     synth_config: dict[str, Any] = Field(default_factory=dict, description="`synth.env.SynthConfig` field overrides (e.g. thresholds, leak_audit).")

@@ -7,8 +7,6 @@ The same episode as `astra demo`: an in-process arena serves the environments, a
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,33 +45,6 @@ class EvalResult(BaseModel):
         return sum(s.reward for s in self.scores) / len(self.scores) if self.scores else 0.0
 
 
-@asynccontextmanager
-async def open_model(target: str, *, concurrency: int, settings: Any = None, name: str | None = None) -> AsyncIterator[Any]:
-    """A `ChatModel` for `target`: an http(s) base URL, 'embedded', a model directory or a .gguf (served here).
-
-    The loop opens every model through this one function (the integrator points it at
-    `agent_sdk.model_from_target` when that lands).
-
-    Raises:
-        LoopConfigError: when a local target does not exist.
-    """
-    from agent_sdk import OpenAIChatModel, serve_model
-
-    if target.startswith(("http://", "https://")):
-        base_url, served_name, serving = target, name, None
-    elif target == "embedded" or Path(target).exists():
-        serving = serve_model(None if target == "embedded" else target)
-    else:
-        raise LoopConfigError(f"model {target!r}: no such directory or file (nor an http(s) URL, nor 'embedded')")
-    async with AsyncExitStack() as stack:
-        if serving is not None:
-            served = await stack.enter_async_context(serving)
-            base_url, served_name = served.base_url, served.model_name
-        model = OpenAIChatModel(served_name, base_url=base_url, settings=settings, max_concurrency=concurrency, timeout_s=600.0)
-        stack.push_async_callback(model.aclose)
-        yield model
-
-
 async def evaluate(model: Any, envs_dir: Path, *, label: str, target: str, max_turns: int, concurrency: int) -> EvalResult:
     """Play every environment under `envs_dir` once with `model` and score each episode with F1.
 
@@ -81,23 +52,20 @@ async def evaluate(model: Any, envs_dir: Path, *, label: str, target: str, max_t
         LoopConfigError: when `envs_dir` holds no environment.
     """
     from agent_sdk import Agent, Toolbox
-    from mcp_servers import ArenaServer, LocalSandbox, find_envs, load_env, serve_app
+    from mcp_servers import load_envs, serve_arena
     from rl import f1_reward
 
-    paths = find_envs(envs_dir)
-    if not paths:
+    envs = load_envs(envs_dir)
+    if not envs:
         raise LoopConfigError(f"{envs_dir}: no environments (*/env.json) to evaluate on")
-    envs = [load_env(p) for p in paths]
     scores: list[EpisodeScore] = []
     started = time.monotonic()
     limiter = anyio.CapacityLimiter(concurrency)
-    async with LocalSandbox(workers=2) as sandbox, anyio.create_task_group() as tg:
-        port = await tg.start(serve_app, ArenaServer(envs, sandbox).app)
+    async with serve_arena(envs) as arena:
 
         async def play(env: Any) -> None:
             async with limiter:
-                url = f"http://127.0.0.1:{port}/envs/{env.spec.id}/mcp"
-                toolbox = Toolbox(url, timeout_s=env.spec.limits.call_timeout_s + 5)
+                toolbox = Toolbox(arena.url(env.spec.id), timeout_s=env.spec.limits.call_timeout_s + 5)
                 trajectory = await Agent(model, toolbox, max_turns=max_turns).run(env.spec.task.question, metadata={"env_id": env.spec.id})
             parts = f1_reward(trajectory, env.spec)
             scores.append(
@@ -110,6 +78,5 @@ async def evaluate(model: Any, envs_dir: Path, *, label: str, target: str, max_t
         async with anyio.create_task_group() as episodes:
             for env in envs:
                 episodes.start_soon(play, env)
-        tg.cancel_scope.cancel()
     scores.sort(key=lambda s: s.env)
     return EvalResult(label=label, model=target, envs_dir=str(envs_dir), scores=scores, wall_s=round(time.monotonic() - started, 1))

@@ -18,7 +18,6 @@ Stages, in order (each leaves `stages/<name>.json` when it finishes; see `recipe
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections import Counter
 from collections.abc import Callable
@@ -28,28 +27,20 @@ from typing import Any
 
 import anyio
 
+from agent_sdk import TEACHER, VllmOptions, local_model_path, model_from_target
 from astra_loop.cold_start import cold_start_data
 from astra_loop.config import Layout, LoopConfig
-from astra_loop.evaluate import evaluate, open_model
+from astra_loop.evaluate import evaluate
 from astra_loop.exceptions import LoopConfigError, StageError
 from astra_loop.overlap import check_separation
 from astra_loop.report import render_report
 from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
 
 ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
-"""`open_model(target, *, concurrency, settings=None, name=None)`: a `ChatModel` for a target, as a context manager."""
+"""`agent_sdk.model_from_target`'s signature: `(target, *, model_name, settings, max_concurrency, default, ...)`, a `ChatModel` as a context manager."""
 
 STAGE_NAMES = ("synth", "verify", "audit", "cold_start", "grpo", "evaluate")
 """The loop's stages, in order."""
-
-
-def _policy_path(policy: str) -> str:
-    """A local model path training can load ('embedded' is the embedded model's Hugging Face directory)."""
-    if policy == "embedded":
-        from agent_sdk import embedded_model_dir
-
-        return str(embedded_model_dir())
-    return policy
 
 
 def _grpo_summary(engine: str, report: Any, prepared: dict[str, Any]) -> dict[str, Any]:
@@ -87,8 +78,9 @@ class _Loop:
         cfg, summary = self.config, {}
         if not cfg.knowledge and not cfg.tool_docs:
             return {"skipped": "no knowledge rows and no tool docs given"}
-        target = cfg.generator or os.environ.get("ASTRA_LLM_BASE_URL") or "embedded"
-        async with self.open_model(target, concurrency=self.preset.synth_concurrency, name=cfg.generator_model) as llm:
+        # No generator and no $ASTRA_LLM_BASE_URL: the embedded teacher synthesizes (the student is the policy).
+        opened = self.open_model(cfg.generator, model_name=cfg.generator_model, max_concurrency=self.preset.synth_concurrency, default=TEACHER.target)
+        async with opened as llm:
             if cfg.knowledge:
                 result = await synthesize_envs(
                     llm, self.layout.synth_env, inputs=cfg.knowledge, limit=self.preset.synth_rows,
@@ -108,12 +100,12 @@ class _Loop:
         return summary
 
     async def verify(self) -> dict[str, Any]:
-        from mcp_servers import LocalSandbox, verify_paths
+        from mcp_servers import SandboxConfig, verify_paths
 
         sources = [p for p in (self.layout.synth_env / "envs", *self.config.extra_train_envs) if p.exists()]
         if not sources:
             raise StageError("no environments to verify: synthesis wrote none and no --train-envs was given")
-        async with LocalSandbox(workers=2) as sandbox:
+        async with SandboxConfig.from_env().build() as sandbox:
             report = await verify_paths(sources, sandbox=sandbox)
         self.layout.verify_json.write_text(report.to_json() + "\n", encoding="utf-8")
         shutil.rmtree(self.layout.train_envs, ignore_errors=True)
@@ -147,11 +139,8 @@ class _Loop:
         from rl.trl import SftRecipe, train_sft
 
         data = await cold_start_data(envs_dirs=[self.layout.train_envs], sft_files=[self.sft_export], out_dir=self.layout.cold_start / "data")
-        p = self.preset
-        recipe = SftRecipe(
-            data=data.path, output_dir=self.layout.cold_start, model=_policy_path(self.config.policy), epochs=p.sft_epochs,
-            lr=p.sft_lr, batch_size=p.sft_batch_size, max_length=p.sft_max_length, torch_threads=p.torch_threads,
-        )
+        model = str(local_model_path(self.config.policy))
+        recipe = SftRecipe.from_preset(self.preset.recipe, data=data.path, output_dir=self.layout.cold_start, model=model)
         report = await anyio.to_thread.run_sync(lambda: train_sft(recipe))
         return {
             "sft_rows": data.sft_rows, "env_rows": data.env_rows, "skipped_envs": data.skipped_envs, "trained_rows": report.rows,
@@ -165,47 +154,28 @@ class _Loop:
         return str(record.summary["model_dir"])
 
     async def grpo(self) -> dict[str, Any]:
-        from rl import DistractorConfig, PromptLimit, get_preset, prepare
+        from rl import DistractorConfig, PromptLimit, prepare, train_grpo
 
         cfg, p = self.config, self.preset
         model = self._cold_start_model()
-        if p.grpo_steps == 0 and cfg.engine != "verl":
+        if not p.grpo and cfg.engine != "verl":
             # A machine that cannot carry GRPO still measures what the cold start did.
-            return {"engine": cfg.engine, "skipped": "grpo_steps is 0: the cold-start model is evaluated", "steps": 0, "model_dir": model}
+            return {"engine": cfg.engine, "skipped": "the preset runs no GRPO: the cold-start model is evaluated", "steps": 0, "model_dir": model}
         # Rows whose prompt (tools and distractors included) exceeds the trainer's limit are rejected, not truncated.
-        limit = PromptLimit(tokenizer=model, max_prompt_length=get_preset(p.name).grpo.max_prompt_length)
+        limit = PromptLimit(tokenizer=model, max_prompt_length=p.recipe.grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(
             lambda: prepare(self.layout.train_envs, self.layout.rl_data, seed=cfg.seed,
                             distractors=DistractorConfig(mode="banded", per_band=p.distractors_per_band, seed=cfg.seed), embedder=self._embedder(),
                             prompt_limit=limit)
         )
-        if cfg.engine == "verl":
-            from rl.verl import VerlRecipe, launch_verl, require_gpu
-
-            recipe = VerlRecipe(
-                model_path=model, train_files=str(self.layout.rl_data / "train.parquet"), val_files=str(self.layout.rl_data / "val.parquet"),
-                arena_url="http://127.0.0.1:0", n_gpus_per_node=require_gpu(), group_size=p.group_size, batch_size=p.prompts_per_step,
-                lr=p.grpo_lr, max_turns=p.max_turns, output_dir=str(self.layout.grpo / "checkpoints"),
-            )
-            code = await launch_verl(recipe, self.layout.train_envs, self.layout.grpo)
-            if code != 0:
-                raise StageError(f"veRL exited with status {code}; logs under {self.layout.grpo}")
-            return {"engine": "verl", "checkpoints": recipe.output_dir, "model_dir": None, "prepared": prepared.model_dump(mode="json")}
-        shared = {
-            "data_dir": self.layout.rl_data, "envs_dir": self.layout.train_envs, "output_dir": self.layout.grpo, "model": model,
-            "max_steps": p.grpo_steps, "prompts_per_step": p.prompts_per_step, "group_size": p.group_size, "lr": p.grpo_lr,
-            "max_turns": p.max_turns, "seed": cfg.seed, "torch_threads": p.torch_threads, "train_top_layers": p.grpo_top_layers,
-        }
-        if cfg.engine == "served":
-            from rl.served import ServedRecipe, train_served_grpo
-
-            served = ServedRecipe(**shared, max_reply_tokens=p.eval_max_tokens, max_train_tokens=limit.max_prompt_length + p.max_completion_length)
-            return _grpo_summary("served", await train_served_grpo(served), prepared.model_dump(mode="json"))
-        from rl.trl import TrlRecipe, train_grpo
-
-        recipe = TrlRecipe(**shared, max_completion_length=p.max_completion_length)
-        report = await anyio.to_thread.run_sync(lambda: train_grpo(recipe))
-        return _grpo_summary("trl", report, prepared.model_dump(mode="json"))
+        seeded = {} if cfg.engine == "verl" else {"seed": cfg.seed}
+        result = await train_grpo(cfg.engine, p.recipe, self.layout.rl_data, self.layout.train_envs, self.layout.grpo, model, **seeded)
+        if isinstance(result, int):
+            if result != 0:
+                raise StageError(f"veRL exited with status {result}; logs under {self.layout.grpo}")
+            checkpoints = str(self.layout.grpo / "checkpoints")
+            return {"engine": "verl", "checkpoints": checkpoints, "model_dir": None, "prepared": prepared.model_dump(mode="json")}
+        return _grpo_summary(cfg.engine, result, prepared.model_dump(mode="json"))
 
     def _trained_target(self) -> str:
         if self.config.trained_model:
@@ -237,7 +207,9 @@ class _Loop:
                 results[label] = EvalResult.model_validate_json(path.read_bytes())
                 continue
             target = find_target()
-            async with self.open_model(target, concurrency=p.eval_concurrency, settings=settings) as model:
+            # The 4k context the evaluation was measured with; a remote target ignores it.
+            opened = self.open_model(target, settings=settings, max_concurrency=p.eval_concurrency, vllm_options=VllmOptions())
+            async with opened as model:
                 results[label] = await evaluate(model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency)
             path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")
         base, trained = results["base"].mean_reward, results["trained"].mean_reward
@@ -253,7 +225,7 @@ async def run_loop(
     redo: str | None = None,
     until: str | None = None,
     on_event: Callable[[str, str], None] | None = None,
-    models: ModelOpener = open_model,
+    models: ModelOpener = model_from_target,
 ) -> list[StageRecord]:
     """Run (or resume) the loop in `config.out`, then render `report.md`.
 

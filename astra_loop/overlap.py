@@ -17,8 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent_sdk import read_jsonl
-from mcp_servers import find_envs, load_env, normalize_answer
 from astra_loop.exceptions import OverlapError
+from mcp_servers import find_envs, load_env, normalize_answer
 
 
 class Question(BaseModel):

@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 sys.path.insert(0, str(Path(__file__).parent))
 from _envs import write_bench_env  # noqa: E402
 
-from mcp_servers import ArenaServer, LocalSandbox, load_env, serve_app  # noqa: E402
+from mcp_servers import SandboxConfig, load_env, serve_arena  # noqa: E402
 
 
 async def one_session(target: object) -> float:
@@ -35,11 +35,8 @@ async def main(arena_sessions: int = 60, stdio_sessions: int = 5) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env_dir = write_bench_env(Path(tmp))
         env = load_env(env_dir)
-        async with LocalSandbox(workers=2) as sandbox, anyio.create_task_group() as tg:
-            await sandbox.prestart(env.spec.limits.memory_mb)
-            arena = ArenaServer([env], sandbox)
-            port = await tg.start(serve_app, arena.app)
-            url = f"http://127.0.0.1:{port}/envs/{env.spec.id}/mcp"
+        async with serve_arena([env], SandboxConfig(workers=2), prestart=True) as arena:
+            url = arena.url(env.spec.id)
             # A rollout worker keeps one HTTP client (a new one costs ~30 ms of TLS setup).
             async with httpx2.AsyncClient(timeout=30) as http:
                 await one_session(streamable_http_client(url, http_client=http))
@@ -48,7 +45,6 @@ async def main(arena_sessions: int = 60, stdio_sessions: int = 5) -> None:
                 ]
             stdio = StdioServerParameters(command=sys.executable, args=["-m", "astra_cli", "env", "serve", str(env_dir)])
             stdio_times = [await one_session(stdio) for _ in range(stdio_sessions)]
-            tg.cancel_scope.cancel()
     arena_ms = statistics.median(arena_times) * 1000
     stdio_ms = statistics.median(stdio_times) * 1000
     print(f"arena session (connect+list+call): median {arena_ms:.1f} ms over {arena_sessions}")

@@ -23,7 +23,7 @@ from mcp.server import Server
 sys.path.insert(0, str(Path(__file__).parent))
 from _envs import SCHEMA, bench_env, bump_directly  # noqa: E402
 
-from mcp_servers import ArenaServer, LocalSandbox, serve_app  # noqa: E402
+from mcp_servers import ArenaServer, SandboxConfig, serve_app, serve_arena  # noqa: E402
 
 
 def baseline_server() -> Server:
@@ -99,11 +99,9 @@ async def hold_sessions(url: str, http: httpx2.AsyncClient, arena: ArenaServer, 
 async def main(sessions: int = 8, calls: int = 50, hold: int = 1000) -> None:
     env = bench_env()
     limits = httpx2.Limits(max_connections=hold + 10, max_keepalive_connections=hold + 10)
-    async with LocalSandbox(workers=2) as sandbox, httpx2.AsyncClient(timeout=120, limits=limits) as http:
+    async with serve_arena([env], SandboxConfig(workers=2)) as arena, httpx2.AsyncClient(timeout=120, limits=limits) as http:
         async with anyio.create_task_group() as tg:
-            arena = ArenaServer([env], sandbox)
-            port = await tg.start(serve_app, arena.app)
-            arena_url = f"http://127.0.0.1:{port}/envs/{env.spec.id}/mcp"
+            arena_url = arena.url(env.spec.id)
             base_port = await tg.start(serve_app, baseline_server().streamable_http_app())
             base_url = f"http://127.0.0.1:{base_port}/mcp"
             await calls_per_second(arena_url, http, 2, 5)
@@ -113,7 +111,7 @@ async def main(sessions: int = 8, calls: int = 50, hold: int = 1000) -> None:
             print(f"arena (sandboxed):      {arena_rate:8.0f} calls/s  ({sessions} sessions x {calls} calls)")
             print(f"SDK default server:     {base_rate:8.0f} calls/s  (same tool in process)")
             print(f"ratio: {arena_rate / base_rate:.2f}x (target >= 4x, >= 1,000 calls/s)")
-            failures, kib = await hold_sessions(arena_url, http, arena, hold)
+            failures, kib = await hold_sessions(arena_url, http, arena.server, hold)
             print(f"memory per idle session: {kib:.1f} KiB (client and server in this process)")
             tg.cancel_scope.cancel()
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from mcp_servers import LocalSandbox, answer_in_output, find_envs, golden_order, load_env, verify_paths
+from mcp_servers import SandboxConfig, answer_in_output, find_envs, golden_order, load_env, verify_paths
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "envs"
 
@@ -46,7 +46,7 @@ async def stdio_verify(env_dir: Path) -> bool:
 
 async def main(repeat: int, concurrency: int, baseline_envs: int, baseline_concurrency: int) -> None:
     dirs = find_envs(EXAMPLES)
-    async with LocalSandbox(workers=2) as sandbox:
+    async with SandboxConfig(workers=2).build() as sandbox:
         await sandbox.prestart(512)
         await verify_paths(dirs[:2], sandbox=sandbox, concurrency=concurrency)  # warm-up
         cpu_start, start = time.process_time(), time.perf_counter()

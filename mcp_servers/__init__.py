@@ -1,6 +1,7 @@
 """Environments as sandboxed MCP servers: spec, runtime, stdio / HTTP / arena serving, verify."""
 
 from mcp_servers._arena import ArenaServer, serve_app
+from mcp_servers._arena_run import RunningArena, arena_env_url, serve_arena
 from mcp_servers._config import SandboxConfig
 from mcp_servers._emit import emit_env
 from mcp_servers._emulator import (
@@ -13,12 +14,19 @@ from mcp_servers._emulator import (
     injected_failure_kind,
 )
 from mcp_servers._isolation import Isolation
+from mcp_servers._order import (
+    Dependent,
+    dependency_levels,
+    dependency_order,
+    golden_levels,
+    golden_order,
+)
 from mcp_servers._sandbox import LocalSandbox, Sandbox, SandboxSession, ToolOutcome
 from mcp_servers._serve import serve_http, serve_stdio
 from mcp_servers._server import Binding, EnvServer, build_env_server, outcome_to_result
 from mcp_servers._spec import (
-    EnvSpec,
     Environment,
+    EnvSpec,
     GoldenCall,
     Limits,
     Source,
@@ -29,13 +37,15 @@ from mcp_servers._spec import (
     compute_env_id,
     find_envs,
     load_env,
+    load_envs,
 )
 from mcp_servers._verify import EnvReport, VerifyReport, expand_env_paths, verify_env, verify_paths
-from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, golden_order, normalize_answer
+from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, normalize_answer
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
     "ArenaServer",
+    "RunningArena",
     "Binding",
     "CompletionModel",
     "EmulatedTool",
@@ -73,13 +83,18 @@ __all__ = [
     "compute_env_id",
     "emit_env",
     "expand_env_paths",
+    "arena_env_url",
+    "dependency_order",
     "find_envs",
+    "golden_levels",
     "golden_order",
     "injected_failure_kind",
     "load_env",
+    "load_envs",
     "normalize_answer",
     "outcome_to_result",
     "serve_app",
+    "serve_arena",
     "serve_http",
     "serve_stdio",
     "verify_env",

@@ -298,3 +298,12 @@ def find_envs(root: str | Path) -> list[Path]:
     if (root / "env.json").is_file():
         return [root]
     return sorted(p.parent for p in root.glob("*/env.json"))
+
+
+def load_envs(*roots: str | Path) -> list[Environment]:
+    """Every environment under `roots` (each an environment directory or a directory of them), in `find_envs` order.
+
+    Raises:
+        EnvLoadError: for the first one that does not load (naming its file and field).
+    """
+    return [load_env(directory) for root in roots for directory in find_envs(root)]

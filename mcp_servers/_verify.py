@@ -30,14 +30,14 @@ from mcp import Client
 from pydantic import BaseModel, Field, computed_field
 from rich.table import Table
 
-from mcp_servers._sandbox import LocalSandbox
+from mcp_servers._order import golden_order
+from mcp_servers._sandbox import Sandbox
 from mcp_servers._server import build_env_server
 from mcp_servers._spec import Environment, find_envs
 from mcp_servers._verify_checks import (
     Finding,
     answer_in_output,
     generic_answer_reason,
-    golden_order,
     load_lenient,
     perturbations,
     spec_findings,
@@ -128,7 +128,7 @@ class _Step:
 
 
 async def _run_session(
-    env: Environment, sandbox: LocalSandbox, steps: Sequence[_Step], *, list_tools: bool = False
+    env: Environment, sandbox: Sandbox, steps: Sequence[_Step], *, list_tools: bool = False
 ) -> tuple[list[Any] | None, list[_Observed]]:
     """One fresh MCP session: optionally list the tools, then make `steps` in order."""
     server = build_env_server(env, sandbox)
@@ -196,7 +196,7 @@ def _disagreements(expected: list[tuple[_Step, _Observed]], again: list[_Observe
     return findings
 
 
-async def _distinctiveness(env: Environment, sandbox: LocalSandbox, steps: list[_Step], first: list[_Observed]) -> list[Finding]:
+async def _distinctiveness(env: Environment, sandbox: Sandbox, steps: list[_Step], first: list[_Observed]) -> list[Finding]:
     """Generic answers, then answers that come back when one argument is perturbed.
 
     Each answered subtask gets one fresh session that replays the golden calls before it
@@ -243,7 +243,7 @@ async def _distinctiveness(env: Environment, sandbox: LocalSandbox, steps: list[
     return findings
 
 
-async def _verify(env: Environment, sandbox: LocalSandbox) -> list[Finding]:
+async def _verify(env: Environment, sandbox: Sandbox) -> list[Finding]:
     findings, parses = scan_code(env)
     if not parses:
         return findings
@@ -275,7 +275,7 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
     return out
 
 
-async def verify_env(path_or_env: str | Path | Environment, *, sandbox: LocalSandbox) -> EnvReport:
+async def verify_env(path_or_env: str | Path | Environment, *, sandbox: Sandbox) -> EnvReport:
     """Verify one environment (a directory or a loaded `Environment`) over MCP.
 
     Never raises for a broken environment: every problem, including an unexpected error
@@ -340,7 +340,7 @@ def expand_env_paths(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-async def verify_paths(paths: Iterable[str | Path], *, sandbox: LocalSandbox, concurrency: int = 8) -> VerifyReport:
+async def verify_paths(paths: Iterable[str | Path], *, sandbox: Sandbox, concurrency: int = 8) -> VerifyReport:
     """Verify every environment under `paths` (see `expand_env_paths`), `concurrency` at a time."""
     targets = expand_env_paths(paths)
     reports: list[EnvReport | None] = [None] * len(targets)

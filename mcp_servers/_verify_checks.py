@@ -18,9 +18,8 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcp_servers._spec import (
-    EnvSpec,
     Environment,
-    Subtask,
+    EnvSpec,
     _check_acyclic,
     format_validation_error,
 )
@@ -256,19 +255,6 @@ def load_lenient(directory: Path) -> tuple[Environment | None, list[Finding]]:
 
 
 # --- call order and perturbation -------------------------------------------------------
-
-
-def golden_order(spec: EnvSpec) -> list[Subtask]:
-    """Subtasks with golden calls, dependencies first, otherwise in spec order."""
-    done: set[str] = set()
-    order: list[Subtask] = []
-    pending = list(spec.subtasks)
-    while pending:
-        ready = next((s for s in pending if all(d in done for d in s.depends_on)), pending[0])
-        pending.remove(ready)
-        done.add(ready.id)
-        order.append(ready)
-    return [s for s in order if s.golden_call is not None]
 
 
 def _shift_char(ch: str) -> str:

@@ -6,6 +6,8 @@ modules that need them, so `import rl` stays cheap.
 
 from rl._embedding import Embedder, EmbeddingCache
 from rl._models import resolve_model
+from rl._train import Engine, train_grpo
+from rl._train_report import TrainReport, plot_rewards
 from rl.batch_filling import BatchFiller, StepStats, reward_std
 from rl.cold_start import (
     ColdStartConfig,
@@ -13,7 +15,6 @@ from rl.cold_start import (
     RejectedRecord,
     SkippedEnv,
     cold_start,
-    golden_waves,
     replay_golden,
 )
 from rl.datasets import AGENT_NAME, PrepareReport, PromptLimit, RlTask, build_tasks, load_envs, prepare, read_trl_tasks
@@ -54,6 +55,7 @@ __all__ = [
     "DistractorSampler",
     "Embedder",
     "EmbeddingCache",
+    "Engine",
     "GrpoRecipe",
     "GrpoSettings",
     "MixReport",
@@ -68,6 +70,7 @@ __all__ = [
     "SftSettings",
     "SkippedEnv",
     "StepStats",
+    "TrainReport",
     "ToolPool",
     "TrainingSetupError",
     "build_tasks",
@@ -75,10 +78,10 @@ __all__ = [
     "default_preset",
     "f1_reward",
     "get_preset",
-    "golden_waves",
     "load_envs",
     "mix_sft",
     "pool_tools_from_docs",
+    "plot_rewards",
     "prepare",
     "read_sft_file",
     "read_trl_tasks",
@@ -86,5 +89,6 @@ __all__ = [
     "resolve_model",
     "reward_std",
     "sample_distractors",
+    "train_grpo",
     "write_sft_files",
 ]

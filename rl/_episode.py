@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 from typing import Any
-from urllib.parse import quote
 
 from agent_sdk import (
     ArgumentRepair,
@@ -31,16 +30,14 @@ from agent_sdk import (
     WrapperTools,
     parse_arguments,
 )
+from mcp_servers import arena_env_url
 from rl.datasets import RlTask
 from rl.reward import RewardParts, f1_reward
 
 
 def episode_url(arena_url: str, task: RlTask) -> str:
     """The arena URL serving the task's environment together with its distractors."""
-    url = f"{arena_url.rstrip('/')}/envs/{task.env_id}/mcp"
-    if task.distractors:
-        url += "?distractors=" + quote(",".join(task.distractors), safe=",.")
-    return url
+    return arena_env_url(arena_url, task.env_id, distractors=task.distractors)
 
 
 def _repaired(call_id: str, name: str, raw: str) -> tuple[dict[str, Any], ArgumentRepair | None]:

@@ -74,23 +74,25 @@ def ensure_tool_template(tokenizer: Any) -> Any:
 
 
 def resolve_model(model: str | None) -> str | None:
-    """A model target as a path: "embedded" becomes the embedded model's directory (built on first use).
+    """A policy target as a path training can load: a local target (`agent_sdk.is_local_target`: an
+    embedded name, built on first use, or an existing path) through `agent_sdk.local_model_path`;
+    anything else as given (a path on the training nodes; loading it here reports it missing).
 
     Raises:
-        TrainingSetupError: when the embedded model cannot be built (chunk packages missing).
+        TrainingSetupError: when an embedded model cannot be built (chunk packages missing).
     """
-    if model != "embedded":
-        return model
-    from agent_sdk import ModelError, embedded_model_dir
+    from agent_sdk import ModelError, is_local_target, local_model_path
 
+    if model is None or not is_local_target(model):
+        return model
     try:
-        return str(embedded_model_dir())
+        return str(local_model_path(model))
     except ModelError as exc:
-        raise TrainingSetupError(f"--model embedded: {exc}") from exc
+        raise TrainingSetupError(f"--policy {model}: {exc}") from exc
 
 
 def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
-    """A causal LM and its tokenizer: "embedded", a model directory, a `.gguf` file, or None for SmolLM2-135M.
+    """A causal LM and its tokenizer: a policy target (`resolve_model`), or None for SmolLM2-135M.
 
     Raises:
         TrainingSetupError: when the path does not exist.

@@ -51,23 +51,25 @@ from agent_sdk import (
     UserError,
     read_jsonl,
     read_trajectories_jsonl,
+    write_sft_files,
 )
 from mcp_servers import (
     Environment,
     EnvSpec,
-    LocalSandbox,
-    Subtask,
+    Sandbox,
+    SandboxConfig,
     answer_in_output,
     build_env_server,
     find_envs,
+    golden_levels,
     load_env,
     verify_paths,
 )
 from rl.exceptions import DatasetError
 from rl.reward import f1_reward
-from rl.sft_files import dedupe, write_sft_files
+from rl.sft_files import dedupe
 
-__all__ = ["ColdStartConfig", "ColdStartStats", "RejectedRecord", "SkippedEnv", "cold_start", "golden_waves", "replay_golden"]
+__all__ = ["ColdStartConfig", "ColdStartStats", "RejectedRecord", "SkippedEnv", "cold_start", "replay_golden"]
 
 Source = Literal["golden", "agent"]
 RETRIED_REASONS = frozenset({"episode_error", "model_error"})
@@ -142,35 +144,10 @@ class ColdStartStats(BaseModel):
     files: dict[str, str] = Field(default_factory=dict)
 
 
-def golden_waves(spec: EnvSpec) -> list[list[Subtask]]:
-    """Subtasks with golden calls grouped by dependency level (spec order within a level).
-
-    Level 0 holds subtasks without dependencies; a subtask sits one level above its deepest
-    dependency, so the calls of one level are independent and can be made in one turn.
-
-    Raises:
-        ValueError: for dependencies that are missing or cyclic (a validated `EnvSpec` has none).
-    """
-    level: dict[str, int] = {}
-    pending = list(spec.subtasks)
-    while pending:
-        ready = [s for s in pending if all(d in level for d in s.depends_on)]
-        if not ready:
-            raise ValueError(f"{spec.id}: subtasks {[s.id for s in pending]} depend on missing or cyclic subtasks")
-        for subtask in ready:
-            level[subtask.id] = 1 + max((level[d] for d in subtask.depends_on), default=-1)
-            pending.remove(subtask)
-    waves: list[list[Subtask]] = [[] for _ in range(1 + max(level.values(), default=-1))]
-    for subtask in spec.subtasks:
-        if subtask.golden_call is not None:
-            waves[level[subtask.id]].append(subtask)
-    return [wave for wave in waves if wave]
-
-
 async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> Trajectory:
     """Replay the golden calls of `env` on an open `toolbox` connected to it, then answer.
 
-    The calls of one level of `golden_waves` form one assistant turn and run in spec order;
+    The calls of one level of `mcp_servers.golden_levels` form one assistant turn and run in spec order;
     each output (or error) becomes the tool message, exactly as the agent loop records it.
     The last assistant turn states `task.answer`. Failed calls are recorded, not raised.
     """
@@ -181,7 +158,7 @@ async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: st
     messages.append(ChatMessage(role="user", content=spec.task.question))
     trajectory = Trajectory(task=spec.task.question, tools=toolbox.openai_tools(), model="golden", metadata={"env_id": spec.id})
     count = 0
-    for turn, wave in enumerate(golden_waves(spec), start=1):
+    for turn, wave in enumerate(golden_levels(spec), start=1):
         calls = []
         for subtask in wave:
             assert subtask.golden_call is not None
@@ -231,7 +208,7 @@ def _judge(trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source
 class _Run:
     """One cold-start run over an output directory: plan, resume, play, append, export."""
 
-    def __init__(self, out: Path, config: ColdStartConfig, model: ChatModel | None, sandbox: LocalSandbox) -> None:
+    def __init__(self, out: Path, config: ColdStartConfig, model: ChatModel | None, sandbox: Sandbox) -> None:
         self.out = out
         self.config = config
         self.model = model
@@ -303,7 +280,7 @@ def _plan(envs: Sequence[Environment], config: ColdStartConfig) -> list[tuple[En
     return plan
 
 
-async def _verified_envs(paths: Sequence[Path], sandbox: LocalSandbox, out: Path, concurrency: int) -> tuple[list[Environment], list[SkippedEnv]]:
+async def _verified_envs(paths: Sequence[Path], sandbox: Sandbox, out: Path, concurrency: int) -> tuple[list[Environment], list[SkippedEnv]]:
     report = await verify_paths(paths, sandbox=sandbox, concurrency=concurrency)
     (out / "verify.json").write_text(report.to_json() + "\n", encoding="utf-8")
     envs: list[Environment] = []
@@ -327,7 +304,7 @@ async def cold_start(
     *,
     model: ChatModel | None = None,
     config: ColdStartConfig | None = None,
-    sandbox: LocalSandbox | None = None,
+    sandbox: Sandbox | None = None,
 ) -> ColdStartStats:
     """Verify the environments under `env_paths`, replay and sample them, write the SFT export under `out`.
 
@@ -336,7 +313,7 @@ async def cold_start(
         out: output directory (see the module docstring for its files); re-runs resume.
         model: the agent of rejection sampling (needed when `config.agent_samples` > 0).
         config: settings (defaults: golden replay only).
-        sandbox: an open sandbox to serve the environments on (default: a `LocalSandbox`).
+        sandbox: an open sandbox to serve the environments on (default: `SandboxConfig.from_env()`'s).
 
     Raises:
         DatasetError: when no environment is found, or `agent_samples` > 0 without a model.
@@ -357,7 +334,7 @@ async def cold_start(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if sandbox is None:
-        async with LocalSandbox() as own:
+        async with SandboxConfig.from_env().build() as own:
             return await cold_start(env_paths, out, model=model, config=config, sandbox=own)
     envs, skipped = await _verified_envs(paths, sandbox, out, config.concurrency)
     run = _Run(out, config, model, sandbox)

@@ -26,7 +26,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import JsonlError, read_jsonl
-from mcp_servers import Environment, EnvLoadError, EnvSpec, find_envs, load_env
+from mcp_servers import Environment, EnvLoadError, EnvSpec
+from mcp_servers import load_envs as mcp_load_envs
 from rl.distractors import Distractor, DistractorConfig, pool_tools_from_docs, sample_distractors
 from rl.exceptions import DatasetError, TrainingSetupError
 
@@ -107,20 +108,17 @@ class RlTask(BaseModel):
 
 
 def load_envs(envs_dir: str | Path) -> list[Environment]:
-    """Every environment under `envs_dir`.
+    """Every environment under `envs_dir` (`mcp_servers.load_envs`), at least one.
 
     Raises:
         DatasetError: when there is none or one fails to load (naming its file and field).
     """
-    dirs = find_envs(envs_dir)
-    if not dirs:
+    try:
+        envs = mcp_load_envs(envs_dir)
+    except EnvLoadError as exc:
+        raise DatasetError(str(exc)) from exc
+    if not envs:
         raise DatasetError(f"{envs_dir}: no environments (expected */env.json)")
-    envs = []
-    for d in dirs:
-        try:
-            envs.append(load_env(d))
-        except EnvLoadError as exc:
-            raise DatasetError(str(exc)) from exc
     return envs
 
 
@@ -179,7 +177,7 @@ def prompt_tokens(tokenizer: Any, prompt: list[dict[str, str]], tools: list[dict
 
 
 def load_prompt_tokenizer(model: str) -> Any:
-    """The tokenizer (and chat template) of the policy `model` trains: "embedded", a model directory or a `.gguf`.
+    """The tokenizer (and chat template) of the policy `model` trains: a policy target (`rl.resolve_model`).
 
     A `.gguf` gets the tool-calling template TRL trains it with (`rl._models.local_tokenizer`).
 

@@ -12,7 +12,8 @@ from typing import Any, Self
 
 from pydantic import BaseModel, Field
 
-from rl.presets import CPU_SMALL, GrpoSettings, Preset
+from agent_sdk import STUDENT
+from rl.presets import CPU_SMALL, Preset
 
 _CPU = CPU_SMALL.grpo
 
@@ -23,8 +24,8 @@ class GrpoRecipe(BaseModel):
     data_dir: Path = Field(description="Output of `astra rl prepare` (train.jsonl).")
     envs_dir: Path = Field(description="The environments the data was prepared from.")
     output_dir: Path
-    model: str = Field(default="embedded", description="'embedded' (Qwen2.5-Coder-0.5B), a model directory or a .gguf.")
-    prompts_per_step: int = Field(default=_CPU.batch_size, ge=1)
+    model: str = Field(default=STUDENT.target, description="The policy: an embedded name (the student by default), a model directory or a .gguf.")
+    prompts_per_step: int = Field(default=_CPU.prompts_per_step, ge=1, description="Prompts (GRPO groups) per step.")
     group_size: int = Field(default=_CPU.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
     lr: float = _CPU.lr
     max_turns: int = Field(default=_CPU.max_turns, ge=1, description="Tool-calling turns per rollout.")
@@ -36,17 +37,19 @@ class GrpoRecipe(BaseModel):
     seed: int = 0
     plot: bool = True
     torch_threads: int | None = Field(
-        default=None, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
+        default=CPU_SMALL.torch_threads, ge=1, description="CPU threads for torch (1 avoids OpenMP spin-waits on a busy machine)."
     )
     train_top_layers: int | None = Field(
-        default=None, ge=1, description="Train only the last N decoder layers (a CPU sizing; None: the whole model)."
+        default=_CPU.train_top_layers, ge=1, description="Train only the last N decoder layers (a CPU sizing; None: the whole model)."
     )
 
     @classmethod
-    def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
-        """The recipe fields a preset's GRPO settings give."""
+    def preset_fields(cls, preset: Preset) -> dict[str, Any]:
+        """The recipe fields a preset gives."""
+        grpo = preset.grpo
         return {
-            "prompts_per_step": grpo.batch_size, "group_size": grpo.group_size, "lr": grpo.lr, "max_turns": grpo.max_turns,
+            "torch_threads": preset.torch_threads, "train_top_layers": grpo.train_top_layers,
+            "prompts_per_step": grpo.prompts_per_step, "group_size": grpo.group_size, "lr": grpo.lr, "max_turns": grpo.max_turns,
             "temperature": grpo.temperature, "batch_filling": grpo.batch_filling, "delta": grpo.delta,
             "max_fill_rounds": grpo.max_fill_rounds,
         }
@@ -54,4 +57,4 @@ class GrpoRecipe(BaseModel):
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> Self:
         """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
-        return cls(**{**cls.preset_fields(preset.grpo), **{k: v for k, v in settings.items() if v is not None}})
+        return cls(**{**cls.preset_fields(preset), **{k: v for k, v in settings.items() if v is not None}})

@@ -1,4 +1,4 @@
-"""SFT files: write the export `astra sft synth` writes, and mix several exports into one.
+"""SFT files: read and mix the export every producer writes (`agent_sdk.write_sft_files`).
 
 The export is three files in one directory, all built from `agent_sdk`'s exporters:
 
@@ -17,36 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_sdk import (
-    Trajectory,
-    UserError,
-    read_openai_jsonl,
-    read_sft_parquet,
-    sft_record,
-    write_openai_jsonl,
-    write_sft_parquet,
-)
+from agent_sdk import SFT_FILES, Trajectory, UserError, read_openai_jsonl, read_sft_parquet, sft_record, write_sft_files
 from rl.exceptions import DatasetError
 
 __all__ = ["MixReport", "conversation_key", "dedupe", "mix_sft", "read_sft_file", "write_sft_files"]
-
-SFT_FILES = {"sft_jsonl": "sft.jsonl", "sft_parquet": "sft.parquet", "openai_jsonl": "openai.jsonl"}
-
-
-def _complete_schema(tool: dict[str, Any]) -> dict[str, Any]:
-    # `datasets` merges the tool schemas of all rows into one struct, so a schema without
-    # "required" would come back with "required": null and be rendered that way.
-    fn = tool.get("function", {})
-    params = {"type": "object", "properties": {}, "required": [], **(fn.get("parameters") or {})}
-    return {**tool, "function": {**fn, "parameters": params}}
-
 
 def conversation_key(trajectory: Trajectory) -> str:
     """A hash of the conversation as trained (messages and tools of its SFT row); equal rows, equal keys."""
@@ -57,27 +36,6 @@ def conversation_key(trajectory: Trajectory) -> str:
         for call in message.get("tool_calls") or []:
             call.pop("id", None)
     return hashlib.sha256(json.dumps(row, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
-def write_sft_files(trajectories: Sequence[Trajectory], out: str | Path) -> dict[str, Path]:
-    """Write `sft.jsonl`, `sft.parquet` and `openai.jsonl` under `out` (each atomically); returns their paths.
-
-    Raises:
-        UserError: (from agent_sdk) when pyarrow is missing.
-    """
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    rows = [t.model_copy(update={"tools": [_complete_schema(x) for x in t.tools]}) for t in trajectories]
-    paths = {key: out / name for key, name in SFT_FILES.items()}
-    tmp = {key: path.with_name(path.name + ".tmp") for key, path in paths.items()}
-    with tmp["sft_jsonl"].open("w", encoding="utf-8") as handle:
-        for t in rows:
-            handle.write(json.dumps(sft_record(t), ensure_ascii=False) + "\n")
-    write_sft_parquet(rows, tmp["sft_parquet"])
-    write_openai_jsonl(rows, tmp["openai_jsonl"])
-    for key, path in paths.items():
-        os.replace(tmp[key], path)
-    return paths
 
 
 def read_sft_file(path: str | Path) -> list[Trajectory]:

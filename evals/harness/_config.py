@@ -9,7 +9,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
-from agent_sdk import UserError
+from agent_sdk import EMBEDDED_MODELS, UserError
 from harness._protocol import Protocol, load_protocol
 
 __all__ = ["EVAL_MAX_MODEL_LEN", "EvalConfig"]
@@ -50,10 +50,10 @@ class EvalConfig(BaseModel):
     @field_validator("model")
     @classmethod
     def _model_exists(cls, value: str | None) -> str | None:
-        if value is None or value in {"embedded", "local"} or value.startswith(("http://", "https://")):
+        if value is None or value == "local" or value in EMBEDDED_MODELS or value.startswith(("http://", "https://")):
             return value
         if not (Path(value).expanduser() / "config.json").is_file():
-            raise ValueError(f"--model {value!r}: not a URL, `embedded`, `local` nor a model directory (no config.json)")
+            raise ValueError(f"--model {value!r}: not a URL, an embedded model ({', '.join(EMBEDDED_MODELS)}), `local` nor a model directory (no config.json)")
         return value
 
     @field_validator("user_model_url")

@@ -28,15 +28,15 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from agent_sdk import OpenAIChatModel, ServedModel, VllmOptions, read_jsonl, serve_model
+from agent_sdk import ChatModel, ServedModel, VllmOptions, model_from_target, read_jsonl, serve_model
+from rl._train_report import TrainReport, plot_rewards
 from rl.batch_filling import BatchFiller, StepStats
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
 from rl.grpo_recipe import GrpoRecipe
-from rl.presets import CPU_SMALL, GrpoSettings
+from rl.presets import CPU_SMALL, Preset
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
-from rl.trl._grpo import TrainReport, plot_rewards
 
 _CPU = CPU_SMALL.grpo
 
@@ -44,9 +44,8 @@ _CPU = CPU_SMALL.grpo
 class ServedRecipe(GrpoRecipe):
     """Settings of a served-GRPO run (defaults: the `cpu-small` preset; `from_preset` for another)."""
 
-    model: str = Field(default="embedded", description="'embedded' or a Hugging Face model directory (the policy to train).")
     max_steps: int = Field(default=_CPU.max_steps or 20, ge=1, description="Optimizer steps.")
-    max_reply_tokens: int = Field(default=256, ge=8, description="Reply budget of one model request.")
+    max_reply_tokens: int = Field(default=_CPU.max_reply_tokens, ge=8, description="Reply budget of one model request.")
     max_train_tokens: int = Field(default=_CPU.max_prompt_length + _CPU.max_response_length, ge=64,
                                   description="Rollouts rendered longer than this are not trained on.")
     backend: Literal["auto", "vllm", "local"] = Field(default="auto", description="How each step serves the policy (agent_sdk.serve_model).")
@@ -56,10 +55,11 @@ class ServedRecipe(GrpoRecipe):
     )
 
     @classmethod
-    def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
-        """The shared fields plus the step count and the trained-length limit."""
+    def preset_fields(cls, preset: Preset) -> dict[str, Any]:
+        """The shared fields plus the step count, the reply budget and the trained-length limit."""
+        grpo = preset.grpo
         return {
-            **super().preset_fields(grpo), "max_steps": grpo.max_steps or 20,
+            **super().preset_fields(preset), "max_steps": grpo.max_steps or 20, "max_reply_tokens": grpo.max_reply_tokens,
             "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length,
         }
 
@@ -131,18 +131,24 @@ class _PolicyServer:
         self.recipe = recipe
         self.options = VllmOptions(max_model_len=recipe.max_model_len, weight_reload=recipe.weight_reload)
         self.served: ServedModel | None = None
+        self.policy: ChatModel | None = None
         self._stack: AsyncExitStack | None = None
 
-    async def serve(self, model_dir: str) -> ServedModel:
-        """The server, answering with the weights in `model_dir`."""
-        if self.served is not None and self.served.weight_reload:
+    async def serve(self, model_dir: str) -> ChatModel:
+        """The policy as a `ChatModel`, answering with the weights in `model_dir` (one client per server, not per step)."""
+        if self.served is not None and self.policy is not None and self.served.weight_reload:
             await self.served.reload_weights(model_dir)
-            return self.served
+            return self.policy
         await self.close()
         self._stack = AsyncExitStack()
-        served = serve_model(model_dir, backend=self.recipe.backend, options=self.options, log_path=self.recipe.output_dir / "server.log")
+        recipe = self.recipe
+        served = serve_model(model_dir, backend=recipe.backend, options=self.options, log_path=recipe.output_dir / "server.log")
         self.served = await self._stack.enter_async_context(served)
-        return self.served
+        self.policy = await self._stack.enter_async_context(
+            model_from_target(self.served.base_url, model_name=self.served.model_name, timeout_s=600.0,
+                              max_concurrency=recipe.prompts_per_step * recipe.group_size)
+        )
+        return self.policy
 
     async def pause(self) -> None:
         """Stop a server that cannot reload (the next `serve` restarts it)."""
@@ -151,7 +157,7 @@ class _PolicyServer:
 
     async def close(self) -> None:
         if self._stack is not None:
-            stack, self._stack, self.served = self._stack, None, None
+            stack, self._stack, self.served, self.policy = self._stack, None, None, None
             await stack.aclose()
 
 
@@ -162,7 +168,7 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
         TrainingSetupError: when the data, the environments or the model is missing.
         BatchFillingError: when `max_fill_rounds` rounds in one step find too few groups with a learning signal.
     """
-    from mcp_servers import ArenaServer, LocalSandbox, serve_app
+    from mcp_servers import serve_arena
     from rl._models import resolve_model
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -182,19 +188,18 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
         if source is None or not Path(source, "config.json").is_file():
             raise TrainingSetupError(f"{recipe.model}: not a Hugging Face model directory (served GRPO serves it)")
         run.policy_dir = str(source)
-    await run.load()
-    started = time.monotonic()
     server = _PolicyServer(recipe)
-    async with LocalSandbox(workers=2) as sandbox, anyio.create_task_group() as tg:
-        port = await tg.start(serve_app, ArenaServer(list(envs.values()), sandbox).app)
+    # The arena first: a sandbox that cannot run here is refused before the policy is loaded.
+    async with serve_arena(list(envs.values())) as arena:
+        await run.load()
+        started = time.monotonic()
         try:
             for step in range(run.done + 1, recipe.max_steps + 1):
-                await run.step(step, server, f"http://127.0.0.1:{port}")
+                await run.step(step, server, arena.base_url)
         finally:
             # Not under a shield scope: the server's own task group must be the scope it exits from
             # (its stop is shielded inside `serve_model`).
             await server.close()
-        tg.cancel_scope.cancel()
     records = run.records
     plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (served) on {len(envs)} envs") if recipe.plot else None
     return TrainReport(
@@ -239,24 +244,19 @@ class _Run:
     async def step(self, step: int, server: _PolicyServer, arena_url: str) -> None:
         recipe = self.recipe
         t0 = time.monotonic()
-        served = await server.serve(self.policy_dir)
+        policy = await server.serve(self.policy_dir)
         t1 = time.monotonic()
         played: list[RolloutGroup] = []
-        policy = OpenAIChatModel(served.model_name, base_url=served.base_url, timeout_s=600.0,
-                                 max_concurrency=recipe.prompts_per_step * recipe.group_size)
 
         async def generate() -> list[RolloutGroup]:
             groups = await play_round(policy, arena_url, self.cycle.take(recipe.prompts_per_step), recipe.group_size, self.rollout)
             played.extend(groups)
             return groups
 
-        try:
-            if recipe.batch_filling:
-                batch, fill = await self.filler.afill(generate)
-            else:
-                batch, fill = await generate(), None
-        finally:
-            await policy.aclose()
+        if recipe.batch_filling:
+            batch, fill = await self.filler.afill(generate)
+        else:
+            batch, fill = await generate(), None
         await server.pause()
         t2 = time.monotonic()
         stats: UpdateStats = await anyio.to_thread.run_sync(self.update.step, batch)

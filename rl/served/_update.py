@@ -1,7 +1,7 @@
 """The policy update of served GRPO: a token-mean policy gradient on re-rendered rollouts.
 
 Each rollout's conversation is rendered with the policy's chat template and the tools it was
-offered (`rl.trl._sft.tokenize_conversation`, the cold start's own rendering), so the tokens
+offered (`rl._tokenize.tokenize_conversation`, the cold start's own rendering), so the tokens
 trained on are the ones SFT taught, and the loss covers the assistant's tokens only. Rollouts
 come from the served copy of these very weights and each batch is used for one update, so
 GRPO's importance ratio is 1 and its clipped objective is the policy gradient
@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rl._tokenize import tokenize_conversation
 from rl.served._rollouts import RolloutGroup
-from rl.trl._sft import tokenize_conversation
 
 
 class UpdateStats(BaseModel):

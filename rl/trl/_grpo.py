@@ -1,6 +1,6 @@
 """`astra rl train --engine trl`: TRL's GRPOTrainer in environment mode over an in-process arena.
 
-The arena (sandbox + `ArenaServer` + uvicorn) and every rollout's MCP session run on one
+The arena (`mcp_servers.serve_arena`) and every rollout's MCP session run on one
 anyio blocking portal; TRL trains in the calling thread. Rows come from `prepare`'s
 `train.jsonl`; each selects its environment class (its tools plus its distractors) by
 `environment`. Tool calls are read from the policy's text by `agent_sdk.parse_tool_calls` (TRL's
@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from rl.batch_filling import StepStats
+from rl._train_report import TrainReport, plot_rewards
 from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
 from rl.grpo_recipe import GrpoRecipe
-from rl.presets import CPU_SMALL, GrpoSettings
+from rl.presets import CPU_SMALL, Preset
 
 _CPU = CPU_SMALL.grpo
 
@@ -40,26 +40,10 @@ class TrlRecipe(GrpoRecipe):
     save: bool = Field(default=True, description="Save the trained policy to `output_dir/model` (what `astra loop` evaluates).")
 
     @classmethod
-    def preset_fields(cls, grpo: GrpoSettings) -> dict[str, Any]:
+    def preset_fields(cls, preset: Preset) -> dict[str, Any]:
         """The shared fields plus the step count and the completion budget."""
-        return {**super().preset_fields(grpo), "max_steps": grpo.max_steps, "max_completion_length": grpo.max_response_length}
-
-
-class TrainReport(BaseModel):
-    """What a TRL run did."""
-
-    steps: int
-    episodes: int = Field(description="Rollouts, each one MCP session to the arena.")
-    tool_calls: int = Field(description="Calls parsed from the policy's text that reached an episode.")
-    argument_repairs: int = Field(default=0, description="Calls whose arguments were not strict JSON (repaired or not).")
-    unparsable_arguments: int = Field(default=0, description="Calls whose arguments could not be parsed even after repair.")
-    rewards: list[float] = Field(description="Mean reward per logged step.")
-    losses: list[float]
-    batch_filling: list[StepStats] = Field(default_factory=list, description="Kept / discarded / carried groups per step.")
-    metrics_path: str
-    plot_path: str | None = None
-    model_dir: str | None = Field(default=None, description="The saved policy (Hugging Face format), when `save`.")
-    wall_s: float
+        grpo = preset.grpo
+        return {**super().preset_fields(preset), "max_steps": grpo.max_steps, "max_completion_length": grpo.max_response_length}
 
 
 def _metrics_callback(path: Path, records: list[dict[str, Any]]) -> Any:
@@ -77,28 +61,6 @@ def _metrics_callback(path: Path, records: list[dict[str, Any]]) -> Any:
     return MetricsToJsonl()
 
 
-def plot_rewards(records: list[dict[str, Any]], path: Path, title: str) -> Path | None:
-    """A reward-curve PNG from logged records (None when nothing was logged)."""
-    points = [(r["step"], r["reward"]) for r in records if "reward" in r]
-    if not points:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
-    ax.set_xlabel("step")
-    ax.set_ylabel("mean F1 reward")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
-
-
 def train_grpo(recipe: TrlRecipe) -> TrainReport:
     """Run GRPO with TRL against an in-process arena serving `recipe.envs_dir`.
 
@@ -111,7 +73,7 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
         from trl import GRPOConfig, GRPOTrainer
     except ImportError as exc:
         raise TrainingSetupError(f"TRL training needs the `train` extra: {exc}") from exc
-    from mcp_servers import ArenaServer, LocalSandbox, serve_app
+    from mcp_servers import serve_arena
     from rl._models import load_policy
     from rl.trl._env import environment_factories, f1_reward_func
     from rl.trl._parsing import agent_response_parser
@@ -159,40 +121,31 @@ def train_grpo(recipe: TrlRecipe) -> TrainReport:
         remove_unused_columns=False,
         disable_tqdm=True,
     )
-    with start_blocking_portal() as portal:
-        sandbox_context = portal.wrap_async_context_manager(LocalSandbox())
-        sandbox = sandbox_context.__enter__()
-        serving = None
-        try:
-            serving, port = portal.start_task(serve_app, ArenaServer(list(envs.values()), sandbox).app)
-            factories = environment_factories(tasks, envs, portal, f"http://127.0.0.1:{port}", call_timeout_s=recipe.call_timeout_s)
-            counted = _CountingFactories(factories)
-            trainer_class, filling = GRPOTrainer, {}
-            if recipe.batch_filling:
-                from rl.trl._batch_filling import BatchFillingGRPOTrainer
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(serve_arena(list(envs.values()))) as arena:
+        factories = environment_factories(tasks, envs, portal, arena.base_url, call_timeout_s=recipe.call_timeout_s)
+        counted = _CountingFactories(factories)
+        trainer_class, filling = GRPOTrainer, {}
+        if recipe.batch_filling:
+            from rl.trl._batch_filling import BatchFillingGRPOTrainer
 
-                trainer_class, filling = BatchFillingGRPOTrainer, {"delta": recipe.delta, "max_fill_rounds": recipe.max_fill_rounds}
-            known_tools = {tool.name for env in envs.values() for tool in env.spec.tools}
-            with agent_response_parser(tokenizer, known_tools):
-                trainer = trainer_class(
-                    model=model,
-                    reward_funcs=[f1_reward_func],
-                    args=config,
-                    train_dataset=Dataset.from_list(rows),
-                    processing_class=tokenizer,
-                    environment_factory=counted.factories,
-                    callbacks=[_metrics_callback(metrics_path, records)],
-                    **filling,
-                )
-                trainer.train()
-            if recipe.save:
-                model_dir = recipe.output_dir / "model"
-                trainer.save_model(str(model_dir))
-                tokenizer.save_pretrained(str(model_dir))
-        finally:
-            if serving is not None:
-                serving.cancel()
-            sandbox_context.__exit__(None, None, None)
+            trainer_class, filling = BatchFillingGRPOTrainer, {"delta": recipe.delta, "max_fill_rounds": recipe.max_fill_rounds}
+        known_tools = {tool.name for env in envs.values() for tool in env.spec.tools}
+        with agent_response_parser(tokenizer, known_tools):
+            trainer = trainer_class(
+                model=model,
+                reward_funcs=[f1_reward_func],
+                args=config,
+                train_dataset=Dataset.from_list(rows),
+                processing_class=tokenizer,
+                environment_factory=counted.factories,
+                callbacks=[_metrics_callback(metrics_path, records)],
+                **filling,
+            )
+            trainer.train()
+        if recipe.save:
+            model_dir = recipe.output_dir / "model"
+            trainer.save_model(str(model_dir))
+            tokenizer.save_pretrained(str(model_dir))
     stats = counted.stats()
     rewards = [float(r["reward"]) for r in records if "reward" in r]
     losses = [float(r["loss"]) for r in records if "loss" in r]

@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_sdk import read_jsonl
+from agent_sdk import STUDENT, read_jsonl
+from rl._tokenize import tokenize_conversation
 from rl.exceptions import DatasetError, TrainingSetupError
 from rl.presets import CPU_SMALL, Preset
 
@@ -26,20 +27,20 @@ class SftRecipe(BaseModel):
 
     data: Path = Field(description="OpenAI-format JSONL: one {messages, tools} object per line.")
     output_dir: Path
-    model: str = Field(default="embedded", description="'embedded' (Qwen2.5-Coder-0.5B), a model directory or a .gguf.")
+    model: str = Field(default=STUDENT.target, description="The policy: an embedded name (the student by default), a model directory or a .gguf.")
     epochs: float = CPU_SMALL.sft.epochs
     max_steps: int = Field(default=-1, description="Stop after this many steps (-1: by epochs).")
     lr: float = CPU_SMALL.sft.lr
     batch_size: int = CPU_SMALL.sft.batch_size
     max_length: int = CPU_SMALL.sft.max_length
     save: bool = True
-    torch_threads: int | None = Field(default=None, ge=1, description="CPU threads for torch.")
+    torch_threads: int | None = Field(default=CPU_SMALL.torch_threads, ge=1, description="CPU threads for torch.")
 
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> SftRecipe:
         """A recipe with `preset`'s SFT hyper-parameters; `settings` (those not None) override them."""
         sft = preset.sft
-        fields = {"epochs": sft.epochs, "lr": sft.lr, "batch_size": sft.batch_size, "max_length": sft.max_length}
+        fields = {"epochs": sft.epochs, "lr": sft.lr, "batch_size": sft.batch_size, "max_length": sft.max_length, "torch_threads": preset.torch_threads}
         return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
 
 
@@ -52,46 +53,6 @@ class SftReport(BaseModel):
     losses: list[float]
     model_dir: str | None
     wall_s: float
-
-
-def _normalize(message: dict[str, Any]) -> dict[str, Any]:
-    """A message the chat template renders as trained: call arguments as objects, not JSON strings."""
-    out = {k: v for k, v in message.items() if v is not None}
-    calls = []
-    for call in message.get("tool_calls") or []:
-        function = dict(call.get("function", {}))
-        if isinstance(function.get("arguments"), str):
-            try:
-                function["arguments"] = json.loads(function["arguments"] or "{}")
-            except json.JSONDecodeError:
-                pass
-        calls.append({**call, "function": function})
-    if calls:
-        out["tool_calls"] = calls
-    return out
-
-
-def tokenize_conversation(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, list[int]]:
-    """`input_ids` and `assistant_masks` of a conversation, rendered turn by turn."""
-    messages = [_normalize(m) for m in messages]
-    tools = tools or None
-    ids: list[int] = []
-    mask: list[int] = []
-    for i, message in enumerate(messages):
-        if message["role"] == "assistant":
-            before = tokenizer.apply_chat_template(messages[:i], tools=tools, add_generation_prompt=True, tokenize=True, return_dict=False)
-            after = tokenizer.apply_chat_template(messages[: i + 1], tools=tools, tokenize=True, return_dict=False)
-            if before[: len(ids)] != ids:
-                before = ids + before[len(ids) :]
-            mask += [0] * (len(before) - len(ids))
-            ids = list(before)
-            mask += [1] * (len(after) - len(ids))
-            ids = list(after)
-    full = tokenizer.apply_chat_template(messages, tools=tools, tokenize=True, return_dict=False)
-    if len(full) > len(ids):
-        mask += [0] * (len(full) - len(ids))
-        ids = list(full)
-    return {"input_ids": ids, "assistant_masks": mask[: len(ids)]}
 
 
 def read_sft_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:

@@ -5,7 +5,7 @@ parser under `ASTRA_TOOL_PARSER`.
 """
 
 from rl.verl._agent_loop import REWARD_KEYS, McpAgentLoop
-from rl.verl._config import VerlRecipe, check_recipe, compose_config, recipe_overrides, require_gpu, verl_command
+from rl.verl._config import VerlRecipe, check_recipe, compose_config, recipe_overrides, require_gpu, resolve_verl_model, verl_command, verl_recipe
 from rl.verl._launch import launch_verl, print_command
 from rl.verl._schema import sanitize_property, sanitize_tool
 from rl.verl._sft_dataset import JsonMultiTurnSFTDataset
@@ -24,7 +24,9 @@ __all__ = [
     "print_command",
     "recipe_overrides",
     "require_gpu",
+    "resolve_verl_model",
     "sanitize_property",
     "sanitize_tool",
     "verl_command",
+    "verl_recipe",
 ]

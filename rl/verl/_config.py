@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from agent_sdk import STUDENT
+from rl._models import resolve_model
 from rl.datasets import AGENT_NAME
 from rl.exceptions import TrainingSetupError
 from rl.presets import ASTRA, Preset
@@ -56,7 +58,7 @@ class VerlRecipe(BaseModel):
     rollout_engine: Literal["vllm", "sglang"] = "vllm"
     tensor_parallel: int = Field(default=1, ge=1)
     group_size: int = Field(default=_ASTRA.group_size, ge=2, description="Rollouts per prompt (GRPO group).")
-    batch_size: int = Field(default=_ASTRA.batch_size, ge=1, description="Prompts per step; also the PPO mini-batch (one update per step).")
+    prompts_per_step: int = Field(default=_ASTRA.prompts_per_step, ge=1, description="Prompts per step; also the PPO mini-batch (one update per step).")
     lr: float = _ASTRA.lr
     max_turns: int = Field(default=_ASTRA.max_turns, ge=1)
     max_prompt_length: int = _ASTRA.max_prompt_length
@@ -92,7 +94,7 @@ class VerlRecipe(BaseModel):
         if model_path.lower().endswith(".gguf"):
             raise TrainingSetupError(
                 f"{model_path}: veRL cannot load a GGUF file (its FSDP actor and vLLM rollout read a Hugging Face "
-                "directory); pass --model embedded (the embedded model's safetensors directory) or another model "
+                "directory); pass --policy embedded (the embedded model's safetensors directory) or another model "
                 "directory, or train the GGUF with --engine trl"
             )
         return model_path
@@ -107,13 +109,34 @@ class VerlRecipe(BaseModel):
         """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
         grpo = preset.grpo
         fields = {
-            "group_size": grpo.group_size, "batch_size": grpo.batch_size, "lr": grpo.lr, "max_turns": grpo.max_turns,
+            "group_size": grpo.group_size, "prompts_per_step": grpo.prompts_per_step, "lr": grpo.lr, "max_turns": grpo.max_turns,
             "max_prompt_length": grpo.max_prompt_length, "max_response_length": grpo.max_response_length,
             "max_tool_response_length": grpo.max_tool_response_length, "temperature": grpo.temperature,
             "kl_coef": grpo.kl_coef, "entropy_coef": grpo.entropy_coef, "loss_agg_mode": grpo.loss_agg_mode,
             "batch_filling": grpo.batch_filling, "delta": grpo.delta, "max_fill_rounds": grpo.max_fill_rounds,
         }
         return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
+
+
+def verl_recipe(preset: Preset, data: Path, out: Path, model: str | None = None, **overrides: Any) -> VerlRecipe:
+    """The `VerlRecipe` `rl.train_grpo` runs for these arguments (its model as given; see `resolve_verl_model`).
+
+    Raises:
+        TrainingSetupError: the model is a `.gguf` file (veRL loads a directory).
+    """
+    return VerlRecipe.from_preset(
+        preset, model_path=model or STUDENT.target, train_files=str(data / "train.parquet"), val_files=str(data / "val.parquet"),
+        arena_url="http://127.0.0.1:0", output_dir=str(out / "checkpoints"), **overrides,
+    )  # fmt: skip
+
+
+def resolve_verl_model(recipe: VerlRecipe) -> VerlRecipe:
+    """`recipe` with its model as the path veRL loads (an embedded name becomes its directory, built on first use).
+
+    Raises:
+        TrainingSetupError: the embedded model cannot be built.
+    """
+    return recipe.model_copy(update={"model_path": resolve_model(recipe.model_path)})
 
 
 def write_agent_loop_config(path: Path) -> Path:
@@ -135,14 +158,14 @@ def recipe_overrides(recipe: VerlRecipe, agent_loop_config: Path) -> list[str]:
         f"{actor}.entropy_coeff={recipe.entropy_coef}",
         f"{actor}.loss_agg_mode={recipe.loss_agg_mode}",
         f"{actor}.optim.lr={recipe.lr}",
-        f"{actor}.ppo_mini_batch_size={recipe.batch_size}",
+        f"{actor}.ppo_mini_batch_size={recipe.prompts_per_step}",
         f"{actor}.ppo_epochs=1",
         f"{actor}.use_dynamic_bsz=True",
         f"{actor}.ppo_max_token_len_per_gpu={recipe.token_budget}",
         f"actor_rollout_ref.model.path={recipe.model_path}",
         f"data.train_files={recipe.train_files}",
         f"data.val_files={recipe.val_files}",
-        f"data.train_batch_size={recipe.batch_size}",
+        f"data.train_batch_size={recipe.prompts_per_step}",
         f"data.max_prompt_length={recipe.max_prompt_length}",
         f"data.max_response_length={recipe.max_response_length}",
         "data.return_raw_chat=True",

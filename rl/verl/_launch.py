@@ -22,19 +22,18 @@ async def launch_verl(recipe: VerlRecipe, envs_dir: Path, workdir: Path, *, host
         TrainingSetupError: when no GPU is visible, or veRL's `validate_config` rejects the recipe
             (checked here, before the arena starts, rather than in the trainer process).
     """
-    from mcp_servers import ArenaServer, LocalSandbox, serve_app
+    from mcp_servers import SandboxConfig, serve_arena
 
     require_gpu()
     check_recipe(recipe, workdir / "agent_loops.yaml")
     envs = load_envs(envs_dir)
-    async with LocalSandbox(workers=max(2, os.cpu_count() or 2)) as sandbox, anyio.create_task_group() as tg:
-        bound = await tg.start(serve_app, ArenaServer(envs, sandbox, host=host).app, host, port)
-        reach = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-        recipe = recipe.model_copy(update={"arena_url": f"http://{reach}:{bound}"})
+    # Every rollout worker of the node calls into this one arena: a worker per core unless ASTRA_SANDBOX_WORKERS says otherwise.
+    workers = None if os.environ.get("ASTRA_SANDBOX_WORKERS") else max(2, os.cpu_count() or 2)
+    async with serve_arena(envs, SandboxConfig.from_env(workers=workers), host=host, port=port) as arena:
+        recipe = recipe.model_copy(update={"arena_url": arena.base_url})
         command = verl_command(recipe, workdir)
         env = {**os.environ, "ASTRA_ARENA_URL": recipe.arena_url}
         process = await anyio.run_process(command, stdout=None, stderr=None, check=False, env=env)
-        tg.cancel_scope.cancel()
     return process.returncode
 
 

@@ -367,16 +367,3 @@ def parse_row(row: Mapping[str, Any]) -> ParsedRow:
     parsed.domain = _text(row, "domain")
     parsed.language = _text(row, "language", "lang")
     return parsed
-
-
-def dependency_order(subtasks: list[ParsedSubtask]) -> list[ParsedSubtask]:
-    """Subtasks with dependencies first, otherwise in row order (a cycle keeps row order)."""
-    done: set[str] = set()
-    pending = list(subtasks)
-    order: list[ParsedSubtask] = []
-    while pending:
-        ready = next((s for s in pending if all(d in done for d in s.depends_on)), pending[0])
-        pending.remove(ready)
-        done.add(ready.id)
-        order.append(ready)
-    return order

@@ -34,6 +34,7 @@ from mcp_servers import (
     Task,
     ToolOutcome,
     answer_in_output,
+    dependency_order,
 )
 from synth.env._code import check_code, render_module
 from synth.env._import_formats import (
@@ -41,7 +42,6 @@ from synth.env._import_formats import (
     ParsedRow,
     ParsedSubtask,
     ParsedTool,
-    dependency_order,
 )
 from synth.exceptions import CodeProblem
 

@@ -28,6 +28,7 @@ from mcp_servers import (
     Source,
     Subtask,
     Task,
+    dependency_order,
     verify_env,
 )
 from synth.env._assemble import write_env
@@ -36,7 +37,6 @@ from synth.env._import_formats import (
     ParsedRow,
     ParsedSubtask,
     decode,
-    dependency_order,
     parse_row,
 )
 from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from functools import partial
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +191,7 @@ async def synthesize_envs(
         config: pipeline settings (defaults documented on `SynthConfig`).
         stages: run only these stages (their inputs come from earlier stages' stores).
         limit: read only the first `limit` rows of each input file.
-        sandbox: a started `LocalSandbox` (one is started when None).
+        sandbox: a started sandbox (when None, the one `ASTRA_SANDBOX` chooses is started).
         auditor: a loaded `LeakAuditor` (loaded from the benchmark files when None and enabled).
         show_progress: progress bar on stderr (default: when stderr is a terminal).
         judge_model: the model of the judging stages (necessity, checks); default `model`.

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_sdk import write_sft_files
 from synth.core import (
     JsonlStore,
     LLMCache,
@@ -29,7 +30,6 @@ from synth.core import (
     rejections_store,
 )
 from synth.sft._docs import ServerDoc
-from synth.sft._export import export_sft
 from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
 from synth.sft._ingest import ingest
 from synth.sft._judge import judge_trajectory
@@ -419,4 +419,4 @@ class SftPipeline:
                 stage.reject(record["id"], "below_threshold", f"score {record['score']:.3f} < {threshold}")
         rollouts = {r["id"]: r for r in self._records("rollout")}
         kept = [TrajectoryRecord.model_validate(rollouts[r["id"]]).trajectory for r in stage.out.records()]
-        export_sft(kept, self.out)
+        write_sft_files(kept, self.out)

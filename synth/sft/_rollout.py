@@ -2,7 +2,7 @@
 
 `RolloutServers` holds one MCP server per `ServerDoc` for the duration of the stage:
 
-- `env` sources: an `mcp_servers.EnvServer` on a shared `LocalSandbox`, serving the first
+- `env` sources: an `mcp_servers.EnvServer` on a shared sandbox (`ASTRA_SANDBOX`), serving the first
   environment plus the other grouped environments' tools (each call runs in the sandboxed
   instance of its own environment; every MCP connection gets fresh instances);
 - `mcp_http` / `mcp_stdio` sources: the live server itself;
@@ -22,7 +22,7 @@ from mcp.server import Server
 from pydantic import BaseModel, Field
 
 from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox, Trajectory
-from mcp_servers import Binding, EmulatedTool, EmulatorConfig, EnvServer, LocalSandbox, ToolEmulator, load_env
+from mcp_servers import Binding, EmulatedTool, EmulatorConfig, EnvServer, Sandbox, SandboxConfig, ToolEmulator, load_env
 from synth.sft._docs import ServerDoc
 from synth.sft._ingest import mcp_target
 from synth.sft._tasks import SynthTask
@@ -76,7 +76,7 @@ class RolloutServers:
         sandbox: an open sandbox to reuse (else one is opened when an env source is present).
     """
 
-    def __init__(self, servers: list[ServerDoc], emulator_model: Any, config: RolloutConfig, *, sandbox: LocalSandbox | None = None) -> None:
+    def __init__(self, servers: list[ServerDoc], emulator_model: Any, config: RolloutConfig, *, sandbox: Sandbox | None = None) -> None:
         self._servers = {s.id: s for s in servers}
         self._model = emulator_model
         self._config = config
@@ -88,7 +88,7 @@ class RolloutServers:
     async def __aenter__(self) -> RolloutServers:
         needs_sandbox = any(s.source.kind == "env" for s in self._servers.values())
         if needs_sandbox and self._sandbox is None:
-            self._sandbox = await self._stack.enter_async_context(LocalSandbox())
+            self._sandbox = await self._stack.enter_async_context(SandboxConfig.from_env().build())
         for server in self._servers.values():
             self._targets[server.id] = self._build(server)
         return self

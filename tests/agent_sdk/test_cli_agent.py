@@ -48,7 +48,7 @@ async def test_agent_run_prints_trajectory_and_reward(tmp_path: Path):
     command = [
         sys.executable, "-m", "astra_cli", "agent", "run",
         "--server", str(REPO / "examples" / "envs" / "weather_forecast"),
-        "--model", f"http://127.0.0.1:{port}/v1", "--model-name", "tiny", "--json", str(out),
+        "--policy", f"http://127.0.0.1:{port}/v1", "--model-name", "tiny", "--json", str(out),
     ]  # fmt: skip
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve)
@@ -70,7 +70,7 @@ async def test_agent_run_reports_a_bad_model_url_cleanly(tmp_path: Path):
     command = [
         sys.executable, "-m", "astra_cli", "agent", "run", "what?",
         "--server", str(REPO / "examples" / "envs" / "weather_forecast"),
-        "--model", "not a url", "--model-name", "m",
+        "--policy", "not a url", "--model-name", "m",
     ]  # fmt: skip
     with anyio.fail_after(120):
         result = await anyio.run_process(command, env=env, cwd=tmp_path, check=False)

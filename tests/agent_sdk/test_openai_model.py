@@ -1,4 +1,5 @@
-"""OpenAIChatModel against a real local HTTP server (starlette + uvicorn on 127.0.0.1)."""
+"""OpenAIChatModel against scripted replies over `httpx.MockTransport`; a real server only where sockets matter
+(a refused connection, requests in flight at once)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import httpx
 import jsonschema
 import pytest
 import uvicorn
@@ -58,30 +60,21 @@ def _completion(content: str | None = None, tool_calls: list[dict[str, Any]] | N
 
 
 @asynccontextmanager
-async def llm_server(handler: Handler) -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
-    """Serve `handler(body, request_number)` at /v1/chat/completions; yields (base_url, bodies)."""
+async def llm_server(handler: Handler) -> AsyncIterator[tuple[str, list[dict[str, Any]], httpx.AsyncClient]]:
+    """Answer `handler(body, request_number)` at /v1/chat/completions through `httpx.MockTransport`;
+    yields (base_url, bodies, the client to give `OpenAIChatModel(http_client=...)`)."""
     bodies: list[dict[str, Any]] = []
 
-    async def chat(request: Request) -> JSONResponse:
-        body = await request.json()
-        bodies.append(body)
-        return handler(body, len(bodies))
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/models":
+            reply = JSONResponse({"object": "list", "data": [{"id": "served-model", "object": "model"}]})
+        else:
+            bodies.append(json.loads(request.content))
+            reply = handler(bodies[-1], len(bodies))
+        return httpx.Response(reply.status_code, content=reply.body, headers=dict(reply.headers))
 
-    async def models(request: Request) -> JSONResponse:
-        return JSONResponse({"object": "list", "data": [{"id": "served-model", "object": "model"}]})
-
-    app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models)])
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve)
-        with anyio.fail_after(10):
-            while not server.started:
-                await anyio.sleep(0.01)
-        try:
-            yield f"http://127.0.0.1:{port}/v1", bodies
-        finally:
-            server.should_exit = True
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+        yield "http://llm.test/v1", bodies, client
 
 
 async def test_retries_429_then_parses_text_tool_call_with_repair(helpers):
@@ -98,8 +91,8 @@ async def test_retries_429_then_parses_text_tool_call_with_repair(helpers):
         state["n"] += args["k"]
         return str(state["n"])
 
-    async with llm_server(handler) as (base_url, bodies):
-        model = OpenAIChatModel(base_url=base_url, retry=FAST_RETRY, settings=SamplingSettings(temperature=0.2))
+    async with llm_server(handler) as (base_url, bodies, http):
+        model = OpenAIChatModel(base_url=base_url, http_client=http, retry=FAST_RETRY, settings=SamplingSettings(temperature=0.2))
         async with model:
             agent = Agent(model, Toolbox(helpers.make_server("calc", {"add": add})))
             trajectory = await agent.run("add 2")
@@ -125,8 +118,8 @@ async def test_structured_tool_calls_and_tool_call_blocks():
             return _completion(None, [call])
         return _completion('Let me check.\n<tool_call>\n{"name": "g", "arguments": {"y": true}}\n</tool_call>')
 
-    async with llm_server(handler) as (base_url, _):
-        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+    async with llm_server(handler) as (base_url, _, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
             tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in "fg"]
             first = await model.complete([ChatMessage(role="user", content="hi")], tools)
             second = await model.complete([ChatMessage(role="user", content="hi")], tools)
@@ -137,16 +130,16 @@ async def test_structured_tool_calls_and_tool_call_blocks():
 
 
 async def test_non_retryable_status_fails_at_once():
-    async with llm_server(lambda body, n: JSONResponse({"error": "bad"}, status_code=400)) as (base_url, bodies):
-        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+    async with llm_server(lambda body, n: JSONResponse({"error": "bad"}, status_code=400)) as (base_url, bodies, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
             with pytest.raises(ModelHTTPError) as info:
                 await model.complete([ChatMessage(role="user", content="x")])
     assert info.value.status_code == 400 and len(bodies) == 1
 
 
 async def test_5xx_retried_until_attempts_run_out():
-    async with llm_server(lambda body, n: JSONResponse({"error": "down"}, status_code=503)) as (base_url, bodies):
-        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+    async with llm_server(lambda body, n: JSONResponse({"error": "down"}, status_code=503)) as (base_url, bodies, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
             with pytest.raises(ModelHTTPError, match="after 3 attempts"):
                 await model.complete([ChatMessage(role="user", content="x")])
     assert len(bodies) == 3
@@ -192,8 +185,8 @@ CALL_LIKE = '{"name": "f", "arguments": {}}'
 
 async def test_output_schema_is_sent_as_vllm_structured_outputs_instead_of_tools(monkeypatch):
     monkeypatch.delenv("ASTRA_LLM_STRUCTURED_OUTPUT", raising=False)
-    async with llm_server(lambda body, n: _completion(CALL_LIKE)) as (base_url, bodies):
-        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+    async with llm_server(lambda body, n: _completion(CALL_LIKE)) as (base_url, bodies, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
             assert model.supports_output_schema and model.structured_output == "vllm"
             settings = SamplingSettings(max_tokens=32, output_schema=SCHEMA)
             response = await model.complete([ChatMessage(role="user", content="x")], TOOLS, settings=settings)
@@ -209,8 +202,8 @@ async def test_output_schema_is_sent_as_vllm_structured_outputs_instead_of_tools
 
 async def test_output_schema_as_openai_response_format_chosen_by_environment(monkeypatch):
     monkeypatch.setenv("ASTRA_LLM_STRUCTURED_OUTPUT", "openai")
-    async with llm_server(lambda body, n: _completion('{"name": "x"}')) as (base_url, bodies):
-        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+    async with llm_server(lambda body, n: _completion('{"name": "x"}')) as (base_url, bodies, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
             await model.complete([ChatMessage(role="user", content="x")], settings=SamplingSettings(output_schema=SCHEMA))
     assert bodies[0]["response_format"] == {
         "type": "json_schema",
@@ -220,8 +213,8 @@ async def test_output_schema_as_openai_response_format_chosen_by_environment(mon
 
 
 async def test_output_schema_is_not_sent_to_an_endpoint_without_enforcement():
-    async with llm_server(lambda body, n: _completion("ok")) as (base_url, bodies):
-        async with OpenAIChatModel("m", base_url=base_url, structured_output="none") as model:
+    async with llm_server(lambda body, n: _completion("ok")) as (base_url, bodies, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, structured_output="none") as model:
             assert not model.supports_output_schema
             await model.complete([ChatMessage(role="user", content="x")], TOOLS, settings=SamplingSettings(output_schema=SCHEMA))
     assert bodies[0]["tools"] == TOOLS
@@ -242,8 +235,8 @@ VLLM_TOO_LONG = (
 
 async def test_prompt_too_long_is_a_context_overflow_and_not_retried():
     error = {"error": {"message": VLLM_TOO_LONG, "type": "BadRequestError", "param": "input_tokens", "code": 400}}
-    async with llm_server(lambda body, n: JSONResponse(error, status_code=400)) as (base_url, bodies):
-        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+    async with llm_server(lambda body, n: JSONResponse(error, status_code=400)) as (base_url, bodies, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
             with pytest.raises(ContextOverflowError, match="maximum context length is 4096"):
                 await model.complete([ChatMessage(role="user", content="x" * 100)])
     assert len(bodies) == 1
@@ -284,8 +277,8 @@ async def test_only_the_enforceable_part_of_a_schema_is_sent(monkeypatch):
     # xgrammar (vLLM's default engine) refuses the whole request over one of these keywords,
     # and the unconstrained fallback invites a small model to copy the schema.
     monkeypatch.delenv("ASTRA_LLM_STRUCTURED_OUTPUT", raising=False)
-    async with llm_server(lambda body, n: _completion('{"ids": ["q1"]}')) as (base_url, bodies):
-        async with OpenAIChatModel("m", base_url=base_url, retry=FAST_RETRY) as model:
+    async with llm_server(lambda body, n: _completion('{"ids": ["q1"]}')) as (base_url, bodies, http):
+        async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
             await model.complete([ChatMessage(role="user", content="x")], settings=SamplingSettings(output_schema=UNENFORCEABLE))
     sent = bodies[0]["structured_outputs"]["json"]
     assert sent == {
@@ -300,3 +293,16 @@ async def test_only_the_enforceable_part_of_a_schema_is_sent(monkeypatch):
     jsonschema.validate({"ids": ["q2", "q2"]}, sent)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"ids": ["q2", "q2"]}, UNENFORCEABLE)
+
+
+async def test_a_given_http_client_carries_the_key_and_stays_open():
+    async with llm_server(lambda body, n: _completion("ok")) as (base_url, bodies, http):
+        seen: list[str] = []
+        http.event_hooks["request"].append(lambda request: _record(seen, request))
+        async with OpenAIChatModel("m", base_url=base_url, api_key="sk-test", http_client=http) as model:
+            assert (await model.complete([ChatMessage(role="user", content="hi")])).message.content == "ok"
+        assert seen == ["Bearer sk-test"] and not http.is_closed
+
+
+async def _record(seen: list[str], request: httpx.Request) -> None:
+    seen.append(request.headers["authorization"])

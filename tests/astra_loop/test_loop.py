@@ -140,7 +140,7 @@ async def test_after_grpo_steps_the_cold_start_model_is_scored_between_base_and_
 
 async def test_no_grpo_steps_hands_the_cold_start_model_to_the_evaluation(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs,
-                        preset=preset("cpu-small").model_copy(update={"grpo_steps": 0}))
+                        preset=preset("cpu-small").model_copy(update={"grpo": False}))
     await run_loop(config, until="audit")
     StageBook(config.out).finish(
         StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": "sft/model"})

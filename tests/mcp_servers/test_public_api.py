@@ -1,12 +1,12 @@
 import mcp_servers
 
 EXPECTED = {
-    "ArenaServer", "Binding", "CompletionModel", "EmulatorMessage", "injected_failure_kind", "EmulatedTool", "EmulatorConfig", "EmulatorStats", "EnvLoadError", "EnvReport",
+    "ArenaServer", "RunningArena", "Binding", "CompletionModel", "EmulatorMessage", "injected_failure_kind", "EmulatedTool", "EmulatorConfig", "EmulatorStats", "EnvLoadError", "EnvReport",
     "EnvServer", "EnvSpec", "Environment", "FINDING_CODES", "Finding", "FindingCode", "GoldenCall", "Isolation",
     "Limits", "LocalSandbox", "McpServersError", "Sandbox", "SandboxConfig", "SandboxError", "SandboxSession",
     "SandboxUnavailable", "Source", "Subtask", "Task", "ToolEmulator", "ToolOutcome", "ToolSpec", "VerifyReport",
     "answer_in_output", "build_env_server", "canonical_json", "compute_env_id", "emit_env", "expand_env_paths",
-    "find_envs", "golden_order", "load_env", "normalize_answer", "outcome_to_result", "serve_app", "serve_http", "serve_stdio",
+    "arena_env_url", "dependency_order", "find_envs", "golden_levels", "golden_order", "load_env", "load_envs", "normalize_answer", "outcome_to_result", "serve_app", "serve_arena", "serve_http", "serve_stdio",
     "verify_env", "verify_paths",
 }
 

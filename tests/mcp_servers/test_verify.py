@@ -10,12 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from astra_cli import app
-from mcp_servers import Environment, LocalSandbox
+from mcp_servers import Environment, LocalSandbox, golden_order
 from mcp_servers._verify import VerifyReport, verify_env, verify_paths
 from mcp_servers._verify_checks import (
     answer_in_output,
     generic_answer_reason,
-    golden_order,
     load_lenient,
     normalize_answer,
     perturbations,

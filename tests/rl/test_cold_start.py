@@ -23,8 +23,8 @@ from agent_sdk import (
     read_sft_parquet,
 )
 from astra_cli import app
-from mcp_servers import LocalSandbox, answer_in_output, build_env_server, load_env
-from rl.cold_start import ColdStartConfig, cold_start, golden_waves
+from mcp_servers import LocalSandbox, answer_in_output, build_env_server, golden_levels, load_env
+from rl.cold_start import ColdStartConfig, cold_start
 from rl.sft_files import mix_sft, read_sft_file
 
 pytestmark = pytest.mark.anyio
@@ -45,7 +45,7 @@ async def _tools_and_outputs(env_dir: Path, sandbox: LocalSandbox) -> tuple[list
     env = load_env(env_dir)
     async with Toolbox(build_env_server(env, sandbox)) as toolbox:
         outputs = []
-        for wave in golden_waves(env.spec):
+        for wave in golden_levels(env.spec):
             for subtask in wave:
                 assert subtask.golden_call is not None
                 result = await toolbox.call_tool(subtask.golden_call.tool, subtask.golden_call.arguments)
@@ -54,8 +54,8 @@ async def _tools_and_outputs(env_dir: Path, sandbox: LocalSandbox) -> tuple[list
         return toolbox.openai_tools(), outputs
 
 
-def test_golden_waves_group_independent_calls():
-    waves = {d.name: [[s.id for s in wave] for wave in golden_waves(load_env(d).spec)] for d in ENVS.iterdir()}
+def test_golden_levels_group_independent_calls():
+    waves = {d.name: [[s.id for s in wave] for wave in golden_levels(load_env(d).spec)] for d in ENVS.iterdir()}
     assert waves["flight_gate"] == [["flight"], ["gate"]]
     assert waves["company_facts"] == [["ceo", "hq", "staff"]]
     assert waves["order_items"] == [["sku_a", "sku_b"], ["name_a", "name_b"]]
@@ -79,13 +79,13 @@ async def test_golden_replay_records_real_outputs_in_the_export_format(tmp_path)
         assert [t["function"]["name"] for t in row["tools"]] == [t["function"]["name"] for t in tools]
         assert [t["function"]["parameters"]["properties"] for t in row["tools"]] == [t["function"]["parameters"]["properties"] for t in tools]
         turns = [m for m in messages if m["role"] == "assistant" and m.get("tool_calls")]
-        assert [len(m["tool_calls"]) for m in turns] == [len(w) for w in golden_waves(spec)]
+        assert [len(m["tool_calls"]) for m in turns] == [len(w) for w in golden_levels(spec)]
         calls = [c for m in turns for c in m["tool_calls"]]
         assert all(isinstance(c["function"]["arguments"], dict) for c in calls)  # as chat templates render them
         tool_messages = [m for m in messages if m["role"] == "tool"]
         assert [m["content"] for m in tool_messages] == outputs  # the real outputs of a fresh session
         assert [m["tool_call_id"] for m in tool_messages] == [c["id"] for c in calls]
-        subtasks = [s for wave in golden_waves(spec) for s in wave]
+        subtasks = [s for wave in golden_levels(spec) for s in wave]
         assert all(answer_in_output(s.answer, m["content"]) for s, m in zip(subtasks, tool_messages, strict=True))
         assert messages[-1] == {"role": "assistant", "content": spec.task.answer}
 

@@ -19,7 +19,7 @@ runner = CliRunner()
 def test_astra_preset_is_astras_recipe():
     astra = get_preset("astra")
     grpo = astra.grpo
-    assert (grpo.batch_size, grpo.lr, grpo.max_turns) == (256, 2e-6, 32)
+    assert (grpo.prompts_per_step, grpo.lr, grpo.max_turns) == (256, 2e-6, 32)
     assert (grpo.max_prompt_length, grpo.max_response_length) == (25_600, 49_152)
     assert (grpo.kl_coef, grpo.entropy_coef, grpo.loss_agg_mode, grpo.batch_filling) == (0.0, 0.0, "token-mean", True)
     assert (astra.sft.epochs, astra.sft.lr) == (2, 5e-6)
@@ -47,21 +47,21 @@ def test_recipes_take_preset_values_and_explicit_settings_win(tmp_path):
     assert (trl.lr, trl.max_turns, trl.prompts_per_step, trl.max_completion_length) == (1e-6, 32, 256, 49_152)
     assert trl.model == "embedded"
     verl = VerlRecipe.from_preset(cpu, model_path="/m", train_files="t", val_files="v", arena_url="http://x", group_size=6)
-    assert (verl.batch_size, verl.group_size, verl.max_turns, verl.lr) == (2, 6, 4, cpu.grpo.lr)
-    assert VerlRecipe(model_path="/m", train_files="t", val_files="v", arena_url="http://x").batch_size == 256
+    assert (verl.prompts_per_step, verl.group_size, verl.max_turns, verl.lr) == (2, 6, 6, cpu.grpo.lr)
+    assert VerlRecipe(model_path="/m", train_files="t", val_files="v", arena_url="http://x").prompts_per_step == 256
     sft = SftRecipe.from_preset(get_preset("astra"), data=tmp_path / "d.jsonl", output_dir=tmp_path, lr=2e-6)
     assert (sft.epochs, sft.lr, sft.model) == (2, 2e-6, "embedded")
 
 
 def test_cli_preset_and_flags_reach_the_verl_command(envs_dir, tmp_path):
     args = ["rl", "train", "--engine", "verl", "--data", str(tmp_path), "--envs", str(envs_dir), "--dry-run",
-            "--model", "/models/x"]
+            "--policy", "/models/x"]
     astra = runner.invoke(app, args)
     assert astra.exit_code == 0, astra.output
     assert "data.train_batch_size=256" in astra.output and "data.max_response_length=49152" in astra.output
     small = runner.invoke(app, [*args, "--preset", "cpu-small", "--lr", "3e-06", "--delta", "0.1"])
     assert small.exit_code == 0, small.output
-    assert "data.train_batch_size=2" in small.output and "multi_turn.max_assistant_turns=4" in small.output
+    assert "data.train_batch_size=2" in small.output and "multi_turn.max_assistant_turns=6" in small.output
     assert "optim.lr=3e-06" in small.output and "sampler_kwargs.delta=0.1" in small.output
     bad = runner.invoke(app, [*args, "--preset", "huge"])
     assert bad.exit_code == 2 and "unknown preset 'huge'" in bad.output

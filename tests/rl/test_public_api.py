@@ -30,7 +30,7 @@ def test_engine_apis_and_registration():
     assert set(rl.verl.__all__) == {
         "ASTRA_TOOL_PARSER", "REWARD_KEYS", "AstraToolParser", "JsonMultiTurnSFTDataset", "McpAgentLoop", "VerlRecipe",
         "check_recipe", "compose_config", "launch_verl", "print_command", "recipe_overrides", "require_gpu",
-        "sanitize_property", "sanitize_tool", "verl_command",
+        "resolve_verl_model", "sanitize_property", "sanitize_tool", "verl_command", "verl_recipe",
     }
     for name in rl.verl.__all__:
         assert getattr(rl.verl, name) is not None

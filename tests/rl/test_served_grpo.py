@@ -41,7 +41,7 @@ def test_update_raises_the_better_rollouts_likelihood(policy_dir):
     import torch
 
     from rl._models import load_model
-    from rl.trl._sft import tokenize_conversation
+    from rl._tokenize import tokenize_conversation
 
     model, tokenizer = load_model(str(policy_dir))
     good, bad = _rollout("Porto", 1.0), _rollout("Lisbon", 0.0)

@@ -33,7 +33,7 @@ CONVERSATION = {
 def test_assistant_mask_covers_exactly_the_assistant_turns(tokenizer_dir):
     from transformers import AutoTokenizer
 
-    from rl.trl._sft import tokenize_conversation
+    from rl._tokenize import tokenize_conversation
 
     tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
     sample = tokenize_conversation(tokenizer, CONVERSATION["messages"], CONVERSATION["tools"])

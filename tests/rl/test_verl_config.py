@@ -48,7 +48,7 @@ def test_recipe_composes_with_verls_trainer_config(tmp_path):
     from omegaconf import OmegaConf
 
     recipe = VerlRecipe(model_path="/models/qwen", train_files="t.parquet", val_files="v.parquet",
-                        arena_url="http://127.0.0.1:9000", batch_size=16, n_gpus_per_node=4, max_parallel_calls=3)
+                        arena_url="http://127.0.0.1:9000", prompts_per_step=16, n_gpus_per_node=4, max_parallel_calls=3)
     loops = write_agent_loop_config(tmp_path / "loops.yaml")
     config = compose_config(recipe, loops)
     actor = config.actor_rollout_ref.actor

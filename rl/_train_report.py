@@ -1,0 +1,51 @@
+"""What a GRPO run reports, whichever engine ran it: `TrainReport` and the reward-curve plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rl.batch_filling import StepStats
+
+__all__ = ["TrainReport", "plot_rewards"]
+
+
+class TrainReport(BaseModel):
+    """What a GRPO run did (TRL or served)."""
+
+    steps: int
+    episodes: int = Field(description="Rollouts, each one MCP session to the arena.")
+    tool_calls: int = Field(description="Calls parsed from the policy's text that reached an episode.")
+    argument_repairs: int = Field(default=0, description="Calls whose arguments were not strict JSON (repaired or not).")
+    unparsable_arguments: int = Field(default=0, description="Calls whose arguments could not be parsed even after repair.")
+    rewards: list[float] = Field(description="Mean reward per logged step.")
+    losses: list[float]
+    batch_filling: list[StepStats] = Field(default_factory=list, description="Kept / discarded / carried groups per step.")
+    metrics_path: str
+    plot_path: str | None = None
+    model_dir: str | None = Field(default=None, description="The saved policy (Hugging Face format), when `save`.")
+    wall_s: float
+
+
+def plot_rewards(records: list[dict[str, Any]], path: Path, title: str) -> Path | None:
+    """A reward-curve PNG from logged records (None when nothing was logged)."""
+    points = [(r["step"], r["reward"]) for r in records if "reward" in r]
+    if not points:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
+    ax.set_xlabel("step")
+    ax.set_ylabel("mean F1 reward")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

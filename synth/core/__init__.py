@@ -13,7 +13,8 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
 - `PipelineStats` writes `stats.json` (funnel, reasons, LLM calls and tokens, wall time);
   `StageMeter` counts prompt tokens per stage;
 - `PromptExample` / `ReplyCheck` reject replies that copy the prompt's example
-  (`copied_example`) and keep each check's own reason code.
+  (`copied_example`) and keep each check's own reason code;
+- `VERDICTS`: the word-labelled scale (yes / mostly / partly / no) every judge answers on.
 """
 
 from synth.core.cache import LLMCache, cache_key
@@ -23,9 +24,12 @@ from synth.core.runner import map_ordered, progress_bar
 from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
 from synth.core.store import JsonlStore, Rejection, Stage, record_id, rejections_store
 from synth.core.structured import ReasonCode, StructuredResult, ask_structured, enforces_schema, extract_json
+from synth.core.verdicts import VERDICT_WORDS, VERDICTS, verdict_schema, verdict_score
 
 __all__ = [
     "COPIED_EXAMPLE",
+    "VERDICTS",
+    "VERDICT_WORDS",
     "CheckOutcome",
     "JsonlStore",
     "LLMCache",
@@ -50,4 +54,6 @@ __all__ = [
     "record_id",
     "rejections_store",
     "stage_counts",
+    "verdict_schema",
+    "verdict_score",
 ]

@@ -6,7 +6,8 @@ ask whether its task means something, each with a stable code:
 - `main_not_question`: the main question asks for nothing (no question, no request for values);
 - `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
   no other sub-question uses) does not appear in it, normalized as verify matches answers;
-- `answer_not_value`: a sub-answer is a sentence or describes an action instead of stating a value;
+- `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
+  (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`) instead of stating a value;
 - `repeated_answer`: two sub-questions about different facts have the same answer;
 - `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
   (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9.
@@ -31,6 +32,7 @@ __all__ = [
     "DUPLICATE_COSINE",
     "MEANING_CODES",
     "MeaningFinding",
+    "clean_answer",
     "composition_problem",
     "duplicate_tool_groups",
     "meaning_findings",
@@ -51,6 +53,11 @@ _QUESTION_EN = re.compile(
 _QUESTION_ZH = re.compile(r"[?？吗呢]|什么|多少|哪|几|如何|怎么|怎样|是否|请|能否|告诉|查询|查一下|帮我")
 _SENTENCE_END = re.compile(r"[.!。！]\s*$")
 _SUFFIX = re.compile(r"(_?\d+)$")
+_PLACEHOLDER = re.compile(
+    r"\{[^{}]*\}|<[^<>]*>|\?|^(unknown|n/?a|tbd|none|null|xxx+|\.\.\.|未知|无)$|\byyyy\b|\bhh:mm\b|\ba number with its unit\b|\bits value\b",
+    re.IGNORECASE,
+)
+_EDGE = " \t\n,;:'\"`<>|*"
 
 SubRow = tuple[str, str, str, Sequence[str]]
 """A sub-question as the rules read it: (id, question, answer, depends_on)."""
@@ -67,8 +74,20 @@ def _is_question(text: str) -> bool:
     return "?" in text or "？" in text or bool(_QUESTION_EN.match(text)) or bool(_QUESTION_ZH.search(text))
 
 
+def clean_answer(answer: str) -> str:
+    """`answer` without the stray quotes, commas and angle brackets a constrained decoder leaves at its ends.
+
+    Under the enforced schema the 1.5B teacher wrote answers such as `',1234'`, `'>>Yes<'` and
+    `"'325 mg, 650 mg'"`: the value is there, wrapped in debris no tool output would hold.
+    """
+    cleaned = answer.strip(_EDGE)
+    return cleaned or answer
+
+
 def _is_value(answer: str) -> bool:
-    """A value (a number with its unit, a time, a date, a name, a code), not a sentence."""
+    """A value (a number with its unit, a time, a date, a name, a code), not a sentence or a placeholder."""
+    if _PLACEHOLDER.search(answer.strip()):
+        return False
     words = answer.split()
     if len(words) > 8:
         return False
@@ -81,7 +100,7 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
         findings.append(MeaningFinding(code="main_not_question", message=f"the main question {main_question[:120]!r} asks for nothing"))
     for sid, _, answer, _ in subs:
         if not _is_value(answer):
-            findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence, not a value"))
+            findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence or a placeholder, not a value"))
     used = {d for _, _, _, deps in subs for d in deps}
     missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and not answer_in_output(answer, final_answer)]
     if missing:
@@ -100,7 +119,7 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
 
 _FEEDBACK = {
     "main_not_question": "main_question must be a question a user asks, asking for specific values",
-    "answer_not_value": "each answer is only the value (a number with its unit, a time, a date, a name or a code), not a sentence",
+    "answer_not_value": "each answer is only the value (a number with its unit, a time, a date, a name or a code), not a sentence and not a placeholder",
     "answer_not_composed": "final_answer must state the values found",
     "repeated_answer": "different facts have different values",
 }

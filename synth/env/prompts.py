@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from agent_sdk import ChatMessage
-from synth.core import PromptExample
+from synth.core import VERDICT_WORDS, PromptExample
 from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
 
 _LANG = {"en": "English", "zh": "Simplified Chinese"}
@@ -108,16 +108,19 @@ def necessity(sample: Sample, example: PromptExample | None, ids: list[str] | No
     """Decide for the sub-questions `ids` (default all) whether answering them needs a tool call.
 
     Only leaves are asked about (`_judge.necessity`): a sub-question whose answer feeds another
-    is a lookup by construction. The question is about the assistant, not the text: shown the
-    fact in the trace, the 1.5B teacher answered "no tool, the answer is given".
+    is a lookup by construction. The answers are not shown and the question is about the
+    assistant, not the text: shown the trace with its answers, the 1.5B teacher judged "the last
+    four digits of my saved card" answerable without a tool, because the answer was given
+    (8 of 17 slice traces lost as `no_tool_needed`).
     """
     ids = ids or [q.id for q in sample.sub_questions]
+    listing = "\n".join(f"{q.id}: {q.question}" for q in sample.sub_questions if q.id in ids)
     return _messages(
-        f"{trace_lines(sample)}\n\n"
-        "An assistant gets the main question without the answers above. For every sub-question decide whether it needs a "
-        "tool call to find the answer: needs_tool is true when the answer is a fact about a particular person, order, "
-        "account, place, vehicle, team, product or date that only a database or a live service holds. It is false only "
-        "for common knowledge or a value computed from the other answers. "
+        f"A user asks an assistant: {sample.question}\nTo answer, the assistant must find:\n{listing}\n\n"
+        "The assistant knows only common knowledge. It knows nothing about this user, their accounts, orders, bookings "
+        "or records, and nothing about today's schedules, prices, stock, weather or status: those are only in a "
+        "database or a live service it reaches with a tool call. For every id decide needs_tool: true when finding "
+        "the answer needs such a lookup, false only for common knowledge or arithmetic on numbers the user gave. "
         f"Give one item per id ({', '.join(ids)}): first a short reason, then needs_tool."
         + _format(example, "replace <why>")
     )
@@ -131,10 +134,6 @@ CHECK_CRITERIA: dict[CheckName, str] = {
     "coherence": "Coherence: the sub-questions, once answered, answer the main question, and every one of them serves it.",
 }
 
-VERDICTS: dict[str, float] = {"yes": 1.0, "mostly": 0.75, "partly": 0.4, "no": 0.0}
-"""A check's word-labelled verdicts and the score each stands for (a number scale let a small model
-write the lowest score beside a reason that praised the trace)."""
-
 CHECK_EXAMPLE = PromptExample({"reason": "<one sentence>", "verdict": "no"})
 """The check format: the verdict shown fails every threshold."""
 
@@ -144,7 +143,7 @@ def check(sample: Sample, name: CheckName, *, show_example: bool = True) -> list
     return _messages(
         f"{trace_lines(sample)}\n\nJudge this criterion only.\n{CHECK_CRITERIA[name]}\n\n"
         "reason: one sentence on whether the criterion holds, naming the sub-question at fault if any. Then verdict: "
-        "yes (fully holds), mostly (holds with a small flaw), partly (a real flaw) or no (clearly violated)."
+        f"{VERDICT_WORDS}."
         + _format(CHECK_EXAMPLE if show_example else None, "replace the values")
     )
 

@@ -11,14 +11,19 @@ Dimensions (each scaled to [0, 1]):
 6. conciseness — no needless calls or chatter;
 7. final_answer — relevant, complete and faithful to the tool outputs.
 
-Per-step dimensions are averaged over steps; the score is the mean of the seven. Fail closed:
-when the judge errors, writes no JSON, or leaves a dimension missing or out of range (a
-per-step list of the wrong length counts as missing), the trajectory is unjudged and
-excluded, and every missing dimension is counted for `stats.json`.
+The judge answers each on the word scale (`synth.core.VERDICTS`: yes / mostly / partly / no),
+after its reason. What the conversation shows about itself (`_grounding`: repeated calls,
+values in the answer that no tool returned, errors ignored) is put in the prompt and applied
+to the verdict: a repeated call zeroes that step's planning and conciseness, an ungrounded value
+zeroes final_answer, an ignored error zeroes that step's response understanding and caps
+final_answer at "partly". Per-step dimensions are averaged over steps; the score is the mean
+of the seven. Fail closed: when the judge errors, writes no JSON, or leaves a dimension missing
+or not a verdict word (a per-step list of the wrong length counts as missing), the trajectory
+is unjudged and excluded, and every missing dimension is counted for `stats.json`.
 
-The prompt's format example scores 0 everywhere (it fails the export bar), and a reply that
-copies it is rejected as `copied_example`. The JSON Schema is built per call: exactly one
-score per tool step, every score an integer in 0..10.
+The prompt's format example answers "no" everywhere (it fails the export bar), and a reply
+that copies it is rejected as `copied_example`. The JSON Schema is built per call: exactly one
+verdict per tool step.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import PromptExample, ReplyCheck, ask_structured, extract_json
+from synth.core import VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, ask_structured, extract_json, verdict_schema, verdict_score
+from synth.sft._grounding import Grounding, grounding
 
 DIMENSIONS = (
     "query_understanding",
@@ -64,23 +70,34 @@ class JudgeVerdict(BaseModel):
     missing: list[str] = Field(default_factory=list, description="Dimensions the judge failed to provide.")
     score: float | None = Field(default=None, description="Mean of the seven dimensions; None when unjudged.")
     reason: str = ""
+    findings: list[str] = Field(default_factory=list, description="What the conversation shows about itself (`_grounding`), applied to the scores.")
     failure: str | None = Field(default=None, description="Why the judge failed (reason code: detail).")
     failure_code: str | None = Field(
         default=None, description="The judge request's reason code when it failed (copied_example, context_overflow, ...)."
     )
 
 
-def _scale(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) / 10.0 if 0 <= value <= 10 else None
-
-
-def _steps(value: Any, n: int) -> float | None:
+def _steps(value: Any, n: int) -> list[float] | None:
     if not isinstance(value, list) or len(value) != n or n == 0:
         return None
-    scaled = [_scale(v) for v in value]
-    return None if any(s is None for s in scaled) else sum(scaled) / n  # type: ignore[arg-type]
+    scored = [verdict_score(v) for v in value]
+    return None if any(s is None for s in scored) else scored  # type: ignore[return-value]
+
+
+def _apply(found: Grounding, scalar: dict[str, float], per_step: dict[str, list[float]]) -> None:
+    """Lower the judge's verdicts where the conversation itself shows the flaw (in place)."""
+    for step in found.repeated_steps:
+        if "tool_call_planning" in per_step:
+            per_step["tool_call_planning"][step - 1] = 0.0
+    if found.repeated_steps and "conciseness" in scalar:
+        scalar["conciseness"] = 0.0
+    for step in found.ignored_errors:
+        if "tool_response_understanding" in per_step:
+            per_step["tool_response_understanding"][step - 1] = 0.0
+    if found.ignored_errors and "final_answer" in scalar:
+        scalar["final_answer"] = min(scalar["final_answer"], VERDICTS["partly"])
+    if found.ungrounded_values and "final_answer" in scalar:
+        scalar["final_answer"] = 0.0
 
 
 def tool_steps(messages: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
@@ -113,46 +130,46 @@ def render(messages: list[dict[str, Any]], limit: int = 1200) -> str:
     return "\n".join(lines)
 
 
-_PROMPT = """You are a strict judge of an AI assistant that calls tools.
+_PROMPT = """You check the work of an AI assistant that calls tools.
 
 Conversation ({steps} tool steps):
 {conversation}
-
-Score each from 0 (worst) to 10 (best):
-- query_understanding: did it understand the user's request?
-- query_planning: was its plan sound?
-- tool_response_understanding: {steps} scores, one per tool step: did it read that tool result correctly (errors included)?
-- tool_call_planning: {steps} scores, one per tool step: was that the right tool with the right arguments?
-- conciseness: no needless calls, repetition or chatter?
-- final_answer: relevant, complete, and only facts the tools returned?
+{findings}
+Answer each with {words}:
+- query_understanding: did the assistant work on exactly what the user asked?
+- query_planning: were its calls, in order, a sound way to get the answer?
+- tool_call_planning: {steps} verdicts, one per tool step: was that the right tool for the user's request, with the right arguments?
+- tool_response_understanding: {steps} verdicts, one per tool step: did the assistant use that result correctly (errors included)?
+- conciseness: did it avoid needless or repeated calls and chatter?
+- final_answer: does the final answer say only what the tool results say, and answer the whole request?
 reason (first): one sentence on what went right and what went wrong.
 {format}"""
 
 
 def judge_example(steps: int) -> PromptExample:
-    """The format example for `steps` tool steps: all zeros, which no trajectory passes with."""
+    """The format example for `steps` tool steps: "no" everywhere, which no trajectory passes with."""
     return PromptExample(
         {
-            "query_understanding": 0,
-            "query_planning": 0,
-            "tool_response_understanding": [0] * steps,
-            "tool_call_planning": [0] * steps,
-            "conciseness": 0,
-            "final_answer": 0,
             "reason": "<one sentence>",
+            "query_understanding": "no",
+            "query_planning": "no",
+            "tool_call_planning": ["no"] * steps,
+            "tool_response_understanding": ["no"] * steps,
+            "conciseness": "no",
+            "final_answer": "no",
         }
     )
 
 
 def judge_schema(steps: int) -> dict[str, Any]:
-    """The judge's reply for `steps` tool steps: integer scores 0..10, exactly `steps` per list."""
-    score = {"type": "integer", "minimum": 0, "maximum": 10}
-    per_step = {"type": "array", "items": score, "minItems": steps, "maxItems": steps}
+    """The judge's reply for `steps` tool steps: verdict words, exactly `steps` per list."""
+    verdict = verdict_schema()
+    per_step = {"type": "array", "items": verdict, "minItems": steps, "maxItems": steps}
     # The reason comes first: a small model that scores before it reasons gives every trajectory the same marks.
     properties: dict[str, Any] = {"reason": {"type": "string", "minLength": 1, "maxLength": 300}}
-    properties |= {key: score for key in _SCALAR[:2]}
-    properties |= {key: per_step for key in _PER_STEP}
-    properties |= {key: score for key in _SCALAR[2:]}
+    properties |= {key: verdict for key in _SCALAR[:2]}
+    properties |= {key: per_step for key in ("tool_call_planning", "tool_response_understanding")}
+    properties |= {key: verdict for key in _SCALAR[2:]}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
@@ -171,17 +188,13 @@ async def judge_trajectory(
     n = len(steps)
     errors = error_call_ids or set()
     success = sum(call_succeeded(reply, errors) for _, reply in steps) / n if n else None
+    found = grounding(messages, errors)
 
     def evaluate(reply: _JudgeReply) -> tuple[dict[str, float], list[str]]:
-        dims: dict[str, float] = {}
-        for key in _SCALAR:
-            v = _scale(getattr(reply, key))
-            if v is not None:
-                dims[key] = v
-        for key in _PER_STEP:
-            v = _steps(getattr(reply, key), n)
-            if v is not None:
-                dims[key] = v
+        scalar = {key: v for key in _SCALAR if (v := verdict_score(getattr(reply, key))) is not None}
+        per_step = {key: v for key in _PER_STEP if (v := _steps(getattr(reply, key), n)) is not None}
+        _apply(found, scalar, per_step)
+        dims = scalar | {key: sum(v) / n for key, v in per_step.items()}
         if success is not None:
             dims["tool_call_success"] = success
         return dims, [d for d in DIMENSIONS if d not in dims]
@@ -190,12 +203,16 @@ async def judge_trajectory(
         _, missing = evaluate(reply)
         missing = [m for m in missing if m != "tool_call_success"]
         if missing:
-            return f"missing or invalid scores for {missing} (numbers 0-10; per-step lists need exactly {n} numbers)"
+            return f"missing or invalid verdicts for {missing} (yes, mostly, partly or no; per-step lists need exactly {n})"
         return None
 
     example = judge_example(n)
     guard = ReplyCheck(example, check=check)
-    prompt = _PROMPT.format(steps=n, conversation=render(messages), format=example.format_lines(model))
+    shown = found.lines()
+    findings = ("Found in the conversation itself:\n" + "\n".join(f"- {line}" for line in shown) + "\n") if shown else ""
+    prompt = _PROMPT.format(
+        steps=n, conversation=render(messages), findings=findings, words=VERDICT_WORDS, format=example.format_lines(model)
+    )
     result = guard.settle(
         await ask_structured(
             model,
@@ -218,5 +235,7 @@ async def judge_trajectory(
     if missing or result.value is None:
         code = result.reason_code or "missing_dimension"
         failure = f"{code}: {result.detail}"[:500]
-        return JudgeVerdict(judged=False, dimensions=dims, missing=missing or [], reason=reason, failure=failure, failure_code=code)
-    return JudgeVerdict(judged=True, dimensions=dims, score=sum(dims.values()) / len(DIMENSIONS), reason=reason)
+        return JudgeVerdict(
+            judged=False, dimensions=dims, missing=missing or [], reason=reason, findings=shown, failure=failure, failure_code=code
+        )  # fmt: skip
+    return JudgeVerdict(judged=True, dimensions=dims, score=sum(dims.values()) / len(DIMENSIONS), reason=reason, findings=shown)

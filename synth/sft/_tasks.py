@@ -14,6 +14,7 @@ many requests, which tool names, score ranges.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import ChatMessage, SamplingSettings, read_jsonl
-from synth.core import PromptExample, ReplyCheck, StructuredResult, ask_structured, record_id
+from synth.core import VERDICT_WORDS, PromptExample, ReplyCheck, StructuredResult, ask_structured, record_id, verdict_schema
 from synth.sft._docs import ServerDoc
 from synth.sft._graph import tool_lines
 
@@ -135,31 +136,49 @@ _AUGMENT = {
     "persona": "Rewrite the request as this person would ask it, in their voice and circumstances: {persona}",
 }
 
-_SCORE = """Score this user request for an assistant with the tools of "{name}":
+_SCORE = """A user sends this request to an assistant that has only the tools of "{name}":
 {tools}
 
 Request: {question}
 Tools it is meant to need: {target}
 
-Score each from 1 (bad) to 5 (excellent); be strict:
-- question_quality: clear, specific, self-contained, answerable;
-- scenario_realism: a real person would ask it;
-- tool_necessity: it cannot be answered without calling those tools.
+Answer each with {words}:
+- clear: is the request clear and specific, with the details the tool calls need?
+- realistic: would a real person send it?
+- on_server: can these tools do everything the request asks?
+- needs_tool: does answering need data or actions only these tools have (not common knowledge, not arithmetic on numbers the user gave)?
 reason (first): one sentence.
 {format}"""
 
-SCORE_EXAMPLE = PromptExample({"question_quality": 1, "scenario_realism": 1, "tool_necessity": 1, "reason": "<one sentence>"})
-"""The scoring format: ones, below every threshold."""
+_SCORE_FIELDS = ("clear", "realistic", "on_server", "needs_tool")
+
+SCORE_EXAMPLE = PromptExample({"reason": "<one sentence>", **dict.fromkeys(_SCORE_FIELDS, "no")})
+"""The scoring format: "no" everywhere, below every threshold."""
 
 SCORE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {
-        "reason": {"type": "string", "minLength": 1, "maxLength": 300},
-        **{k: {"type": "integer", "minimum": 1, "maximum": 5} for k in ("question_quality", "scenario_realism", "tool_necessity")},
-    },
-    "required": ["reason", "question_quality", "scenario_realism", "tool_necessity"],
+    "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 300}, **dict.fromkeys(_SCORE_FIELDS, verdict_schema())},
+    "required": ["reason", *_SCORE_FIELDS],
     "additionalProperties": False,
 }
+
+_POINTS = {"yes": 5, "mostly": 4, "partly": 2, "no": 1}
+"""A verdict as a 1-5 task score: "mostly" keeps a task (threshold 3), "partly" does not."""
+
+
+class _ScoreReply(BaseModel):
+    reason: str = ""
+    clear: Literal["yes", "mostly", "partly", "no"]
+    realistic: Literal["yes", "mostly", "partly", "no"]
+    on_server: Literal["yes", "mostly", "partly", "no"]
+    needs_tool: Literal["yes", "mostly", "partly", "no"]
+
+    def scores(self) -> TaskScores:
+        """Tool necessity is the lower of "the tools can do it" and "it needs them": off-server and trivial both fail it."""
+        return TaskScores(
+            question_quality=_POINTS[self.clear], scenario_realism=_POINTS[self.realistic],
+            tool_necessity=min(_POINTS[self.on_server], _POINTS[self.needs_tool]), reason=self.reason,
+        )  # fmt: skip
 
 
 def _object(properties: dict[str, Any]) -> dict[str, Any]:
@@ -340,14 +359,17 @@ def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
 
 
 async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_tokens: int = 300) -> StructuredResult[TaskScores]:
-    """Score `task`; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
+    """Score `task` on word verdicts (`VERDICTS`); a failed score is a `StructuredResult` with no value (the task is then rejected)."""
     prompt = _SCORE.format(
-        name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools), format=SCORE_EXAMPLE.format_lines(model)
-    )
+        name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools),
+        words=VERDICT_WORDS, format=SCORE_EXAMPLE.format_lines(model),
+    )  # fmt: skip
     guard = ReplyCheck(SCORE_EXAMPLE)
-    return guard.settle(
+    result = guard.settle(
         await ask_structured(
-            model, [ChatMessage(role="user", content=prompt)], TaskScores, check=guard,
+            model, [ChatMessage(role="user", content=prompt)], _ScoreReply, check=guard,
             settings=_settings(max_tokens, temperature=0.0), include_schema=False, schema=SCORE_SCHEMA,
         )
-    )
+    )  # fmt: skip
+    scores = result.value.scores() if result.value is not None else None
+    return dataclasses.replace(result, value=scores)  # type: ignore[arg-type]

@@ -55,11 +55,11 @@ def seeing_judge(messages, tools, settings):
     bad = "PLANTED" in prompt
     if "Judge this criterion only" in prompt:
         return json.dumps({"reason": "checked", "verdict": "no" if bad else "yes"})
-    if "Score this user request" in prompt:
-        s = 1 if bad else 5
-        return json.dumps({"reason": "scored", "question_quality": s, "scenario_realism": s, "tool_necessity": s})
+    if "A user sends this request" in prompt:
+        s = "no" if bad else "yes"
+        return json.dumps({"reason": "scored", "clear": s, "realistic": s, "on_server": s, "needs_tool": s})
     steps = int(re.search(r"\((\d+) tool steps\)", prompt).group(1))
-    s = 2 if bad else 9
+    s = "partly" if bad else "yes"
     return json.dumps({"reason": "judged", "query_understanding": s, "query_planning": s, "tool_response_understanding": [s] * steps,
                        "tool_call_planning": [s] * steps, "conciseness": s, "final_answer": s})
 

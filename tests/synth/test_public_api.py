@@ -13,7 +13,7 @@ EXPECTED = {
         "COPIED_EXAMPLE", "CheckOutcome", "JsonlStore", "LLMCache", "LLMCounts", "MeteredModel", "PipelineStats",
         "PromptExample", "ReasonCode", "Rejection", "ReplyCheck", "Stage", "StageCounts", "StageMeter", "StageTokens",
         "StructuredResult", "ask_structured", "cache_key", "enforces_schema", "extract_json", "map_ordered", "progress_bar", "record_id",
-        "rejections_store", "stage_counts",
+        "rejections_store", "stage_counts", "VERDICTS", "VERDICT_WORDS", "verdict_schema", "verdict_score",
     },
     synth.env: {
         "Defect", "EnvRecord", "Failure", "ImportRecord", "Judgement", "STAGES", "Sample", "Seed", "SubQuestion",

@@ -86,7 +86,7 @@ class Script:
     def _stage(self, first: str) -> tuple[str, str]:
         if "Break the main question into" in first:
             return "decompose", ""
-        if "For every sub-question decide whether" in first:
+        if "For every id decide needs_tool" in first:
             return "necessity", ""
         if "Judge this criterion only" in first:
             return "check", re.search(r"Judge this criterion only.\n(\w+)", first).group(1).lower()

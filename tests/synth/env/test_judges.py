@@ -12,6 +12,7 @@ from envscript import rows as table_rows
 import agent_sdk
 from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import load_env
+from synth.core import VERDICTS
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
 from synth.env._tools import source_values
@@ -66,7 +67,7 @@ async def test_a_copied_merge_grouping_skips_the_merge_and_keeps_the_sample(tmp_
 def test_prompts_show_no_passing_values(tmp_path):
     # every example fails its own stage when copied: no tool needed, scores of 0, ids that name nothing
     assert not any(i["needs_tool"] for i in prompts.necessity_example(["q1", "q2"]).value["items"])
-    assert prompts.VERDICTS[prompts.CHECK_EXAMPLE.value["verdict"]] == 0.0
+    assert VERDICTS[prompts.CHECK_EXAMPLE.value["verdict"]] == 0.0
     assert all(i.startswith("<") for g in prompts.groups_example().value["groups"] for i in g["ids"])
     (seed,) = seeds_of(tmp_path, [ROW])
     assert prompts.DECOMPOSE_EXAMPLE.text in prompts.decompose(seed)[1].content

@@ -290,3 +290,47 @@ async def test_a_tool_without_parameters_is_its_golden_row(tmp_path, sandbox):
     async with Client(build_env_server(env, sandbox), mode="legacy") as client:
         weather = await client.call_tool("get_city_weather", {})
     assert "18°C" in weather.content[0].text
+
+
+@pytest.mark.anyio
+async def test_a_final_answer_that_leaves_a_leaf_out_is_completed_from_its_statement(tmp_path, sandbox):
+    trace = json.loads(Script().decompose[0])
+    trace["final_answer"] = "It is warm there."
+    trace["sub_questions"][1]["statement"] = "It is 18°C in Paris right now."
+    result, model = await run(tmp_path, Script(decompose=[json.dumps(trace, ensure_ascii=False)]), sandbox)
+    (record,) = result.envs
+    env = load_env(tmp_path / "out" / record.path)
+    assert env.spec.task.answer == "It is warm there. It is 18°C in Paris right now."
+    assert "final answer completed from leaf statements" in record.notes
+    assert len([r for r in model.requests if "Break the main question" in r.messages[1].content]) == 1, "no retry spent on it"
+
+
+def test_answers_are_cleaned_and_placeholders_are_not_values():
+    from synth.env._judge import repair
+    from synth.env._meaning import composition_problem
+    from synth.env.records import Decomposition
+
+    d = Decomposition.model_validate({
+        "main_question": "What are the last four digits of my saved card?", "final_answer": "They are 1234.",
+        "sub_questions": [{"id": "q1", "question": "What are the last four digits of the saved card?", "answer": "',1234'"}],
+    })  # fmt: skip
+    fixed = repair(d)
+    assert fixed.sub_questions[0].answer == "1234", "debris of constrained decoding is not part of the value"
+    assert composition_problem(fixed.main_question, fixed.final_answer, [("q1", "", "1234", [])]) is None
+    for placeholder in ("{payment_method_id}", "'?' (unknown)", "YYYY-MM-DD", "unknown", "a number with its unit"):
+        code, _ = composition_problem("What is it?", f"It is {placeholder}.", [("q1", "What is it?", placeholder, [])])
+        assert code == "answer_not_value", placeholder
+
+
+@pytest.mark.anyio
+async def test_serialization_holds_without_asking_when_nothing_depends():
+    from synth.env._judge import judge_check, scenario_of
+    from synth.env.records import Sample, Seed, SubQuestion
+
+    subs = [SubQuestion(id="q1", question="What is the balance?", answer="1000 EUR"), SubQuestion(id="q2", question="What is the status?", answer="active")]
+    scenario, subs = scenario_of(subs)
+    seed = Seed(id="s", mode="question", domain="bank", language="en", question="What is my balance and status?", min_hops=1, max_hops=4, ref="t:1")
+    sample = Sample(id="s", seed=seed, question="What is my balance and status?", answer="1000 EUR, active", scenario=scenario, sub_questions=subs)
+    model = FunctionModel.from_replies()
+    judged = await judge_check(model, sample, "serialization", SynthConfig())
+    assert judged.verdict == "yes" and model.requests == []

@@ -65,18 +65,18 @@ def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
     if first.startswith("Original request:"):
         original = first.split("\n", 1)[0].removeprefix("Original request: ")
         return json.dumps({"question": f"{original} (rewritten: I also need it before noon)"})
-    if "Score this user request" in first:
-        return json.dumps({"question_quality": 4, "scenario_realism": 4, "tool_necessity": 5, "reason": "clear"})
-    if "strict judge" in first:
+    if "A user sends this request" in first:
+        return json.dumps({"reason": "clear", "clear": "mostly", "realistic": "mostly", "on_server": "yes", "needs_tool": "yes"})
+    if "You check the work of an AI assistant" in first:
         steps = int(re.search(r"\((\d+) tool steps\)", first).group(1))
         return json.dumps(
             {
-                "query_understanding": 9,
-                "query_planning": 8,
-                "tool_response_understanding": [8] * steps,
-                "tool_call_planning": [7] * steps,
-                "conciseness": 8,
-                "final_answer": 7,
+                "query_understanding": "yes",
+                "query_planning": "mostly",
+                "tool_response_understanding": ["mostly"] * steps,
+                "tool_call_planning": ["mostly"] * steps,
+                "conciseness": "mostly",
+                "final_answer": "mostly",
                 "reason": "reasonable",
             }
         )

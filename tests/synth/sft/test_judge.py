@@ -21,12 +21,12 @@ MESSAGES = [
 ]
 
 GOOD = {
-    "query_understanding": 10,
-    "query_planning": 8,
-    "tool_response_understanding": [9, 7],
-    "tool_call_planning": [8, 8],
-    "conciseness": 6,
-    "final_answer": 9,
+    "query_understanding": "yes",
+    "query_planning": "mostly",
+    "tool_response_understanding": ["yes", "partly"],
+    "tool_call_planning": ["mostly", "mostly"],
+    "conciseness": "partly",
+    "final_answer": "yes",
     "reason": "noticed the failure",
 }
 
@@ -37,8 +37,9 @@ async def test_scores_seven_dimensions() -> None:
     assert verdict.judged and not verdict.missing
     assert set(verdict.dimensions) == set(DIMENSIONS)
     assert verdict.dimensions["tool_call_success"] == 0.5, "one of two calls failed"
-    assert verdict.dimensions["tool_response_understanding"] == pytest.approx(0.8)
-    expected = (1.0 + 0.8 + 0.8 + 0.8 + 0.5 + 0.6 + 0.9) / 7
+    assert verdict.dimensions["tool_response_understanding"] == pytest.approx(0.7)
+    assert verdict.findings == [], "the failure is reported and every value is a tool's"
+    expected = (1.0 + 0.75 + 0.7 + 0.75 + 0.5 + 0.4 + 1.0) / 7
     assert verdict.score == pytest.approx(expected)
 
 
@@ -49,10 +50,10 @@ async def test_scores_seven_dimensions() -> None:
         ([RuntimeError("judge endpoint down")] * 3, [d for d in DIMENSIONS if d != "tool_call_success"]),
         (["I liked it."] * 3, [d for d in DIMENSIONS if d != "tool_call_success"]),
         ([json.dumps({**GOOD, "final_answer": None})] * 3, ["final_answer"]),
-        ([json.dumps({**GOOD, "tool_call_planning": [8]})] * 3, ["tool_call_planning"]),
-        ([json.dumps({**GOOD, "conciseness": 42})] * 3, ["conciseness"]),
+        ([json.dumps({**GOOD, "tool_call_planning": ["yes"]})] * 3, ["tool_call_planning"]),
+        ([json.dumps({**GOOD, "conciseness": 8})] * 3, ["conciseness"]),
     ],
-    ids=["model_error", "no_json", "missing_score", "wrong_step_count", "out_of_range"],
+    ids=["model_error", "no_json", "missing_score", "wrong_step_count", "not_a_verdict"],
 )
 async def test_failing_judge_excludes_the_trajectory(replies, missing) -> None:
     verdict = await judge_trajectory(FunctionModel.from_replies(*replies), MESSAGES, error_call_ids={"c2"})
@@ -83,7 +84,7 @@ async def test_a_judge_copying_its_example_is_rejected_with_its_own_code() -> No
     from synth.sft._judge import judge_example
 
     example = judge_example(2)
-    assert all(v == 0 for k, v in example.value.items() if k in ("query_understanding", "final_answer")), "the example fails the export bar"
+    assert all(v == "no" for k, v in example.value.items() if k in ("query_understanding", "final_answer")), "the example fails the export bar"
     placeholder = json.dumps({**GOOD, "reason": "<one sentence>"})
     for copy in (example.text, placeholder):
         model = FunctionModel.from_replies(copy, copy, copy)
@@ -92,14 +93,14 @@ async def test_a_judge_copying_its_example_is_rejected_with_its_own_code() -> No
         assert "copied the format example" in model.requests[1].messages[-1].content, "the retry says why"
 
 
-def test_the_judge_schema_asks_exactly_one_score_per_step() -> None:
+def test_the_judge_schema_asks_exactly_one_verdict_per_step() -> None:
     import jsonschema
 
     from synth.sft._judge import judge_schema
 
     schema = judge_schema(2)
     jsonschema.validate(GOOD, schema)
-    for bad in ({**GOOD, "tool_call_planning": [8]}, {**GOOD, "tool_call_planning": [8, 8, 8]}, {**GOOD, "conciseness": 11}, {**GOOD, "final_answer": 7.5}):
+    for bad in ({**GOOD, "tool_call_planning": ["yes"]}, {**GOOD, "tool_call_planning": ["yes"] * 3}, {**GOOD, "conciseness": 8}, {**GOOD, "final_answer": "great"}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
     assert judge_schema(3)["properties"]["tool_response_understanding"]["minItems"] == 3

@@ -149,7 +149,7 @@ def test_failing_judge_excludes_in_the_pipeline(run_dir: tuple[Path, dict[str, A
     source, _ = run_dir
     out = tmp_path / "rejudge"
     shutil.copytree(source, out, ignore=shutil.ignore_patterns("judged.jsonl", "judge_verdicts.jsonl", "exported.jsonl", "rejected.jsonl", "cache"))
-    judge = FunctionModel(lambda messages, tools, settings: '{"query_understanding": 9, "reason": "rest omitted"}', name="broken-judge")
+    judge = FunctionModel(lambda messages, tools, settings: '{"query_understanding": "yes", "reason": "rest omitted"}', name="broken-judge")
     pipeline = SftPipeline(out, world_model(), config=small_config(), judge_model=judge, show_progress=False)
     stats = anyio.run(pipeline.run, None, ["judge", "export"])
     funnel = stats["extra"]["funnel"]
@@ -173,7 +173,7 @@ def test_a_judge_copying_its_example_rejects_with_its_own_code(run_dir: tuple[Pa
     from synth.sft._judge import judge_example
 
     source, _ = run_dir
-    copied = json.loads(judge_example(2).text) | {"query_understanding": 9, "final_answer": 9}  # passing scores, placeholder kept
+    copied = json.loads(judge_example(2).text) | {"query_understanding": "yes", "final_answer": "yes"}  # passing verdicts, placeholder kept
     stats, _ = _rejudge(source, tmp_path / "copied", json.dumps(copied))
     assert stats["extra"]["funnel"]["trajectories_kept"] == 0
     assert {r["reason"] for r in _lines(tmp_path / "copied" / "rejected.jsonl") if r["stage"] == "judged"} == {"judge_copied_example"}

@@ -9,7 +9,15 @@ import pytest
 
 from agent_sdk import FunctionModel
 from synth.sft import TaskScores, TaskThresholds, ingest_file
-from synth.sft._tasks import augment, chain_tasks, detect_language, load_personas, pick_persona, score_task, server_tasks
+from synth.sft._tasks import (
+    augment,
+    chain_tasks,
+    detect_language,
+    load_personas,
+    pick_persona,
+    score_task,
+    server_tasks,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 TRAVEL = ingest_file(ROOT / "examples" / "tool_docs" / "travel_desk.json").servers[0]
@@ -48,8 +56,12 @@ async def test_augmentation_and_scores() -> None:
     rewritten, _ = await augment(model, base, "persona", persona=persona)
     assert rewritten.parent == base.id and rewritten.augmentation == "persona" and rewritten.target_tools == base.target_tools
     assert persona in model.requests[0].messages[-1].content
-    scores = await score_task(FunctionModel.from_replies(json.dumps({"question_quality": 5, "scenario_realism": 4, "tool_necessity": 2})), TRAVEL, rewritten)
+    reply = {"reason": "clear", "clear": "yes", "realistic": "mostly", "on_server": "yes", "needs_tool": "partly"}
+    scores = await score_task(FunctionModel.from_replies(json.dumps(reply)), TRAVEL, rewritten)
+    assert (scores.value.question_quality, scores.value.scenario_realism, scores.value.tool_necessity) == (5, 4, 2)
     assert TaskThresholds().failures(scores.value) == ["tool_necessity"]
+    off_server = await score_task(FunctionModel.from_replies(json.dumps(reply | {"on_server": "no", "needs_tool": "yes"})), TRAVEL, rewritten)
+    assert off_server.value.tool_necessity == 1, "a task these tools cannot do needs no tool of theirs"
     assert TaskThresholds().failures(TaskScores(question_quality=3, scenario_realism=3, tool_necessity=3)) == []
     garbage = await score_task(FunctionModel.from_replies("great question", "10/10", "yes"), TRAVEL, rewritten)
     assert garbage.value is None and garbage.reason_code == "no_json", "an unparseable score rejects, never passes"
@@ -57,13 +69,18 @@ async def test_augmentation_and_scores() -> None:
 
 @pytest.mark.anyio
 async def test_copied_examples_fail_task_writing_and_scoring() -> None:
-    from synth.sft._tasks import SCORE_EXAMPLE, questions_example, server_tasks_schema
+    from synth.sft._tasks import (
+        SCORE_EXAMPLE,
+        _ScoreReply,
+        questions_example,
+        server_tasks_schema,
+    )
 
     copy = questions_example(1).text
     tasks, result = await chain_tasks(FunctionModel.from_replies(copy, copy, copy), TRAVEL, ["search_flights", "book_flight"], [], n=1)
     assert tasks == [] and result.reason_code == "copied_example"
     (base,), _ = await chain_tasks(FunctionModel.from_replies(json.dumps({"questions": ["Book the cheapest SFO to JFK flight on June 1 for Ana Silva."]})), TRAVEL, ["search_flights", "book_flight"], [], n=1)
-    assert TaskThresholds().failures(TaskScores.model_validate(SCORE_EXAMPLE.value)) == ["question_quality", "scenario_realism", "tool_necessity"]
+    assert TaskThresholds().failures(_ScoreReply.model_validate(SCORE_EXAMPLE.value).scores()) == ["question_quality", "scenario_realism", "tool_necessity"]
     scored = await score_task(FunctionModel.from_replies(*[SCORE_EXAMPLE.text] * 3), TRAVEL, base)
     assert scored.value is None and scored.reason_code == "copied_example"
     schema = server_tasks_schema({"search_flights", "book_flight", "cancel_booking"}, n=2, k=2)

@@ -1,0 +1,104 @@
+"""What a trajectory shows about itself, found without a model: the judge's evidence.
+
+A 1.5B judge scored a trajectory and its twin with one invented departure time alike; the
+conversation itself says the time is in no tool result. Three findings are read off the
+messages and both shown to the judge and applied to its verdict (`_judge`):
+
+- `repeated_steps`: a call with the same tool and arguments as an earlier one (conciseness);
+- `ungrounded_values`: a number, time, date or code in the final answer that no tool result
+  and no user or system message contains, normalized as verify matches answers — a value the
+  agent computed (a sum, a conversion) counts too: the judge is strict rather than credulous;
+- `ignored_errors`: a step whose result was an error, after which no call succeeded and the
+  final answer does not say that something failed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from mcp_servers import answer_in_output
+
+__all__ = ["Grounding", "final_answer_text", "grounding"]
+
+_VALUE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.,:/\-][A-Za-z0-9]*\d[A-Za-z0-9]*)*")
+_ISO_T = re.compile(r"(\d)T(\d)")
+_FAILURE_WORDS = re.compile(
+    r"\b(error|errors|fail|failed|fails|failure|unable|could not|couldn't|cannot|can't|not available|unavailable|sorry|"
+    r"did not work|didn't work|not found|try again|retry)\b|无法|失败|错误|抱歉|未能|不能|出错",
+    re.IGNORECASE,
+)
+
+
+class Grounding(BaseModel):
+    """The findings of one trajectory (empty lists: nothing found)."""
+
+    repeated_steps: list[int] = Field(default_factory=list, description="1-based tool steps that repeat an earlier call exactly.")
+    ungrounded_values: list[str] = Field(default_factory=list, description="Values of the final answer found in no tool result or user message.")
+    ignored_errors: list[int] = Field(default_factory=list, description="1-based steps whose error the agent neither recovered from nor reported.")
+
+    def lines(self) -> list[str]:
+        """The findings as sentences for the judge's prompt."""
+        out = [f"step {s} repeats an earlier call with the same arguments" for s in self.repeated_steps]
+        if self.ungrounded_values:
+            out.append(f"the final answer states {', '.join(self.ungrounded_values)}, which no tool result or user message contains")
+        out += [f"step {s} returned an error that the assistant neither recovered from nor told the user about" for s in self.ignored_errors]
+        return out
+
+
+def final_answer_text(messages: list[dict[str, Any]]) -> str:
+    """The content of the last assistant message without tool calls ("" when the trajectory has none)."""
+    for m in reversed(messages):
+        if m.get("role") == "assistant" and not m.get("tool_calls"):
+            return str(m.get("content") or "")
+    return ""
+
+
+def _arguments(call: dict[str, Any]) -> str:
+    raw = (call.get("function") or {}).get("arguments")
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return str(raw)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Grounding:
+    """Read the findings off an OpenAI-format conversation.
+
+    Args:
+        messages: the conversation, with `tool_calls` and `tool` messages.
+        error_call_ids: ids of tool calls whose results were errors.
+    """
+    replies = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
+    calls = [c for m in messages if m.get("role") == "assistant" for c in m.get("tool_calls") or []]
+    seen: set[tuple[str, str]] = set()
+    repeated: list[int] = []
+    for step, call in enumerate(calls, 1):
+        key = ((call.get("function") or {}).get("name", ""), _arguments(call))
+        if key in seen:
+            repeated.append(step)
+        seen.add(key)
+
+    evidence = "\n".join(
+        str(m.get("content") or "") for m in messages if m.get("role") in ("tool", "user", "system")
+    ) + "\n" + "\n".join(_arguments(c) for c in calls)
+    evidence += "\n" + _ISO_T.sub(r"\1 \2", evidence)  # 2026-03-10T22:41 states the date 2026-03-10 and the time 22:41
+    answer = final_answer_text(messages)
+    # one digit ("3 trains", the 3 of a CJK date) is too common a value to tell anything
+    ungrounded = [v for v in dict.fromkeys(_VALUE.findall(answer)) if len(v) > 1 and not answer_in_output(v, evidence)]
+
+    def failed(call: dict[str, Any]) -> bool:
+        return call.get("id") in error_call_ids or call.get("id") not in replies
+
+    ignored: list[int] = []
+    for step, call in enumerate(calls, 1):
+        if not failed(call):
+            continue
+        recovered = any(not failed(later) for later in calls[step:])
+        if not recovered and not _FAILURE_WORDS.search(answer):
+            ignored.append(step)
+    return Grounding(repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored)

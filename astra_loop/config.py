@@ -35,6 +35,9 @@ class LoopPreset(BaseModel):
     eval_max_turns: int = Field(ge=1, description="Model requests per evaluation episode.")
     eval_concurrency: int = Field(ge=1, description="Evaluation episodes in flight at once.")
     eval_max_tokens: int = Field(ge=16, description="Reply budget of one model request during evaluation.")
+    eval_episodes: int = Field(default=4, ge=1, description="Seeded episodes per evaluation environment (k).")
+    eval_temperature: float = Field(default=0.6, ge=0.0, description="Evaluation sampling temperature (the paper's agentic evals: 0.6; 0 plays one greedy episode).")
+    eval_top_p: float = Field(default=0.95, gt=0.0, le=1.0, description="Evaluation nucleus (the paper's agentic evals: 0.95).")
     distractors_per_band: int = Field(default=2, ge=0, description="Banded distractor tools per band and in-scope tool (ASTRA: 2).")
 
     def with_overrides(self, fields: Mapping[str, Any]) -> LoopPreset:

@@ -1,7 +1,13 @@
-"""Before/after evaluation: a model as an MCP agent on every environment of a directory, F1-scored.
+"""Before/after evaluation: a model as an MCP agent on every environment of a directory.
 
-The same episode as `astra demo`: an in-process arena serves the environments, an
-`agent_sdk.Agent` plays each task once over its MCP session, `rl.f1_reward` scores it.
+The same episode as `astra demo`: an in-process arena serves the environments and an
+`agent_sdk.Agent` plays each task over its MCP session. The protocol (`EvalProtocol`) plays k
+episodes per environment on a fixed list of seeds, sampled at the paper's agentic-eval settings
+(temperature 0.6, top-p 0.95), so every model plays the same seeds and two evaluations pair up
+episode by episode. Each episode is scored on F1 (`rl.f1_reward`), subtask recall, answer
+correctness (`rl.answer_correctness`: the share of the answer's values the final message states),
+tool calls, turns and stop reason; `summary` gives each metric's mean with its 95% bootstrap
+interval (`astra_loop.intervals`).
 """
 
 from __future__ import annotations
@@ -11,19 +17,47 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from astra_loop.exceptions import LoopConfigError
+from astra_loop.intervals import Interval, bootstrap_interval, paired_interval
+
+METRICS = ("reward", "recall", "answer_correct", "c")
+"""The per-episode metrics an evaluation summarizes: F1, subtask recall, answer correctness, tool calls."""
+
+
+class EvalProtocol(BaseModel):
+    """How an evaluation plays: k seeded episodes per environment at one sampling setting."""
+
+    model_config = ConfigDict(frozen=True)
+
+    episodes: int = Field(default=4, ge=1, description="Episodes per environment (k).")
+    temperature: float = Field(default=0.6, ge=0.0, description="Sampling temperature (0: greedy, one episode says it all).")
+    top_p: float = Field(default=0.95, gt=0.0, le=1.0)
+    first_seed: int = Field(default=1000, description="Episode i of every environment samples with seed first_seed + i.")
+
+    @property
+    def seeds(self) -> list[int]:
+        """The seed of each episode, the same for every environment and every model."""
+        return [self.first_seed + i for i in range(self.episodes)]
+
+    @classmethod
+    def greedy(cls) -> EvalProtocol:
+        """One greedy episode per environment (the protocol before intervals)."""
+        return cls(episodes=1, temperature=0.0, top_p=1.0)
 
 
 class EpisodeScore(BaseModel):
-    """One environment's episode."""
+    """One episode of one environment."""
 
     env: str = Field(description="The environment's directory name.")
     env_id: str
+    seed: int | None = Field(default=None, description="The episode's sampling seed (None: greedy).")
     reward: float
     n: int
     n_hat: int
+    recall: float = Field(default=0.0, description="n_hat / n.")
+    answer_correct: float = Field(default=0.0, description="Share of the task answer's values the final message states.")
     c: int = Field(description="Tool calls made.")
     turns: int
     stop_reason: str | None = None
@@ -32,28 +66,61 @@ class EpisodeScore(BaseModel):
 class EvalResult(BaseModel):
     """A model's scores on an evaluation set (`eval/<label>.json`)."""
 
-    label: str = Field(description="'base' or 'trained'.")
+    label: str = Field(description="'base', 'cold_start' or 'trained'.")
     model: str = Field(description="What was evaluated: a target string.")
+    fingerprint: str = Field(default="", description="What the model was, exactly (`model_fingerprint`): a result is reused only for the same one.")
     envs_dir: str
+    protocol: EvalProtocol = Field(default_factory=EvalProtocol.greedy)
     scores: list[EpisodeScore]
     wall_s: float = 0.0
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def mean_reward(self) -> float:
-        """Mean F1 over the environments."""
-        return sum(s.reward for s in self.scores) / len(self.scores) if self.scores else 0.0
+        """Mean F1: over each environment's episodes, then over environments."""
+        return self.env_means("reward").get("mean", 0.0) if self.scores else 0.0
+
+    def by_env(self, metric: str) -> dict[str, list[float]]:
+        """Environment -> its episodes' values of `metric` (one of `METRICS`)."""
+        out: dict[str, list[float]] = {}
+        for s in self.scores:
+            out.setdefault(s.env, []).append(float(getattr(s, metric)))
+        return out
+
+    def env_means(self, metric: str) -> dict[str, float]:
+        """Each environment's mean of `metric`, and "mean": their mean."""
+        means = {env: sum(v) / len(v) for env, v in self.by_env(metric).items()}
+        return means | ({"mean": sum(means.values()) / len(means)} if means else {})
+
+    def interval(self, metric: str) -> Interval:
+        """The mean of `metric` with its 95% bootstrap interval (environments, then episodes)."""
+        return bootstrap_interval(self.by_env(metric))
+
+    def episodes(self, metric: str) -> dict[tuple[str, int], float]:
+        """(environment, seed) -> `metric`, for pairing with another evaluation of the same seeds."""
+        return {(s.env, s.seed if s.seed is not None else -1): float(getattr(s, metric)) for s in self.scores}
 
 
-async def evaluate(model: Any, envs_dir: Path, *, label: str, target: str, max_turns: int, concurrency: int) -> EvalResult:
-    """Play every environment under `envs_dir` once with `model` and score each episode with F1.
+def paired_difference(before: EvalResult, after: EvalResult, metric: str) -> Interval:
+    """`after - before` on `metric` over the episodes both played, with its 95% paired interval."""
+    return paired_interval(before.episodes(metric), after.episodes(metric))
+
+
+async def evaluate(
+    model: Any, envs_dir: Path, *, label: str, target: str, max_turns: int, concurrency: int, max_tokens: int = 256,
+    protocol: EvalProtocol | None = None, fingerprint: str = "",
+) -> EvalResult:
+    """Play every environment under `envs_dir` with `model` by `protocol` (default: 4 sampled seeds) and score each episode.
 
     Raises:
         LoopConfigError: when `envs_dir` holds no environment.
     """
-    from agent_sdk import Agent, Toolbox
+    from agent_sdk import Agent, SamplingSettings, Toolbox
     from mcp_servers import load_envs, serve_arena
-    from rl import f1_reward
+    from rl import answer_correctness, f1_reward
+
+    protocol = protocol or EvalProtocol()
+    greedy = protocol.temperature == 0.0
 
     envs = load_envs(envs_dir)
     if not envs:
@@ -63,20 +130,58 @@ async def evaluate(model: Any, envs_dir: Path, *, label: str, target: str, max_t
     limiter = anyio.CapacityLimiter(concurrency)
     async with serve_arena(envs) as arena:
 
-        async def play(env: Any) -> None:
+        async def play(env: Any, seed: int | None) -> None:
+            settings = SamplingSettings(temperature=protocol.temperature, top_p=protocol.top_p, seed=seed, max_tokens=max_tokens)
             async with limiter:
                 toolbox = Toolbox(arena.url(env.spec.id), timeout_s=env.spec.limits.call_timeout_s + 5)
-                trajectory = await Agent(model, toolbox, max_turns=max_turns).run(env.spec.task.question, metadata={"env_id": env.spec.id})
+                agent = Agent(model, toolbox, max_turns=max_turns, settings=settings)
+                trajectory = await agent.run(env.spec.task.question, metadata={"env_id": env.spec.id, "seed": seed})
             parts = f1_reward(trajectory, env.spec)
             scores.append(
                 EpisodeScore(
-                    env=env.path.name, env_id=env.spec.id, reward=parts.reward, n=parts.n, n_hat=parts.n_hat, c=parts.c,
+                    env=env.path.name, env_id=env.spec.id, seed=seed, reward=parts.reward, n=parts.n, n_hat=parts.n_hat,
+                    recall=parts.recall, answer_correct=answer_correctness(trajectory.final_answer, env.spec), c=parts.c,
                     turns=trajectory.turns, stop_reason=str(trajectory.stop_reason) if trajectory.stop_reason else None,
                 )
             )
 
+        # greedy decoding plays one episode: more would repeat it
+        seeds: list[int | None] = [None] if greedy else list(protocol.seeds)
         async with anyio.create_task_group() as episodes:
             for env in envs:
-                episodes.start_soon(play, env)
-    scores.sort(key=lambda s: s.env)
-    return EvalResult(label=label, model=target, envs_dir=str(envs_dir), scores=scores, wall_s=round(time.monotonic() - started, 1))
+                for seed in seeds:
+                    episodes.start_soon(play, env, seed)
+    scores.sort(key=lambda s: (s.env, s.seed if s.seed is not None else -1))
+    return EvalResult(
+        label=label, model=target, fingerprint=fingerprint, envs_dir=str(envs_dir), protocol=protocol, scores=scores,
+        wall_s=round(time.monotonic() - started, 1),
+    )  # fmt: skip
+
+
+_WEIGHTS = ("*.safetensors", "*.bin", "*.gguf", "*.pt")
+
+
+def model_fingerprint(target: str) -> str:
+    """What `target` is, exactly: an embedded model's pinned GGUF hash, the sha256 of a directory's or
+    file's weights, or an endpoint URL (plus the served name it answers to, when the caller knows it).
+
+    An evaluation file is reused only under the same fingerprint: a directory retrained in place
+    keeps its path and changes its weights.
+    """
+    import hashlib
+
+    from agent_sdk import EMBEDDED_MODELS
+
+    if target in EMBEDDED_MODELS:
+        return f"embedded:{EMBEDDED_MODELS[target].gguf_sha256}"
+    path = Path(target)
+    if not path.exists():
+        return f"endpoint:{target}"
+    files = [path] if path.is_file() else sorted(f for pattern in _WEIGHTS for f in path.rglob(pattern) if f.is_file())
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.name.encode())
+        with f.open("rb") as handle:
+            while chunk := handle.read(1 << 22):
+                digest.update(chunk)
+    return f"weights:{digest.hexdigest()}" if files else f"path:{path.resolve()}"

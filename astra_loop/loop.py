@@ -64,7 +64,13 @@ class _Loop:
         self.sft_export = self.layout.synth_sft / "sft.jsonl"
 
     def stages(self) -> list[Stage]:
-        return [Stage(name=n, run=getattr(self, n)) for n in STAGE_NAMES]
+        layout = self.layout
+        # Synthesis keeps its stores: they resume by id, and they hold hours of teacher calls.
+        outputs = {
+            "verify": (layout.verify_json, layout.train_envs), "audit": (layout.overlap,), "cold_start": (layout.cold_start,),
+            "grpo": (layout.rl_data, layout.grpo), "evaluate": (layout.eval,),
+        }  # fmt: skip
+        return [Stage(name=n, run=getattr(self, n), outputs=outputs.get(n, ())) for n in STAGE_NAMES]
 
     def _embedder(self) -> Any:
         from rl import Embedder
@@ -188,11 +194,12 @@ class _Loop:
 
     async def evaluate(self) -> dict[str, Any]:
         from agent_sdk import SamplingSettings
-        from astra_loop.evaluate import EvalResult
+        from astra_loop.evaluate import METRICS, EvalProtocol, EvalResult, model_fingerprint, paired_difference
 
         await anyio.to_thread.run_sync(self._check_separation)
         p, results = self.preset, {}
-        settings = SamplingSettings(temperature=0.0, max_tokens=p.eval_max_tokens)
+        protocol = EvalProtocol(episodes=p.eval_episodes, temperature=p.eval_temperature, top_p=p.eval_top_p)
+        settings = SamplingSettings(temperature=protocol.temperature, top_p=protocol.top_p, max_tokens=p.eval_max_tokens)
         self.layout.eval.mkdir(parents=True, exist_ok=True)
         # The base model goes first: its scores stand even when the trained model cannot be found.
         # After GRPO steps the cold-start model is scored too, so the report separates what SFT and RL each added.
@@ -203,19 +210,32 @@ class _Loop:
         targets.append(("trained", self._trained_target))
         for label, find_target in targets:
             path = self.layout.eval / f"{label}.json"
-            if path.is_file():  # one model finished before a kill: keep its scores
-                results[label] = EvalResult.model_validate_json(path.read_bytes())
-                continue
             target = find_target()
+            fingerprint = await anyio.to_thread.run_sync(model_fingerprint, target)
+            if path.is_file():  # one model finished before a kill: keep its scores, if they are this model's, by this protocol
+                done = EvalResult.model_validate_json(path.read_bytes())
+                if done.fingerprint == fingerprint and done.protocol == protocol:
+                    results[label] = done
+                    continue
             # The 4k context the evaluation was measured with; a remote target ignores it.
             opened = self.open_model(target, settings=settings, max_concurrency=p.eval_concurrency, vllm_options=VllmOptions())
             async with opened as model:
-                results[label] = await evaluate(model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency)
+                results[label] = await evaluate(
+                    model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency,
+                    max_tokens=p.eval_max_tokens, protocol=protocol, fingerprint=fingerprint,
+                )  # fmt: skip
             path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")
-        base, trained = results["base"].mean_reward, results["trained"].mean_reward
-        summary = {"base_mean_f1": round(base, 4), "trained_mean_f1": round(trained, 4), "delta": round(trained - base, 4), "envs": len(results["base"].scores)}
+        base, trained = results["base"], results["trained"]
+        summary: dict[str, Any] = {
+            "base_mean_f1": round(base.mean_reward, 4), "trained_mean_f1": round(trained.mean_reward, 4),
+            "delta": round(trained.mean_reward - base.mean_reward, 4), "envs": len(base.by_env("reward")),
+            "episodes_per_env": protocol.episodes,
+        }  # fmt: skip
         if "cold_start" in results:
             summary["cold_start_mean_f1"] = round(results["cold_start"].mean_reward, 4)
+        for metric in METRICS:
+            d = paired_difference(base, trained, metric)
+            summary[f"trained_minus_base_{metric}"] = [round(d.mean, 4), round(d.low, 4), round(d.high, 4)]
         return summary
 
 

@@ -13,11 +13,10 @@ from typing import Any
 
 from agent_sdk import read_jsonl
 from astra_loop.config import Layout
-from astra_loop.evaluate import EvalResult
+from astra_loop.evaluate import METRICS, EvalResult, paired_difference
 from astra_loop.stages import StageBook
 
-_NOISE = 0.05
-"""Per-environment change below which a difference is called noise (one greedy episode per environment)."""
+_METRIC_NAMES = {"reward": "F1", "recall": "subtask recall", "answer_correct": "answer correctness", "c": "tool calls"}
 
 
 def _json(path: Path) -> Any:
@@ -56,9 +55,9 @@ def load_eval(layout: Layout, label: str) -> EvalResult | None:
 
 
 def before_after(base: EvalResult, trained: EvalResult) -> list[tuple[str, float, float]]:
-    """(env, base F1, trained F1) for every environment either result scored, by name."""
-    b = {s.env: s.reward for s in base.scores}
-    t = {s.env: s.reward for s in trained.scores}
+    """(env, base mean F1, trained mean F1) for every environment either result scored, by name."""
+    b = {env: v for env, v in base.env_means("reward").items() if env != "mean"}
+    t = {env: v for env, v in trained.env_means("reward").items() if env != "mean"}
     return [(env, b.get(env, 0.0), t.get(env, 0.0)) for env in sorted(set(b) | set(t))]
 
 
@@ -128,6 +127,38 @@ def plot_before_after(rows: list[tuple[str, float, float]], path: Path, cold_sta
     return path
 
 
+def interval_lines(results: dict[str, EvalResult]) -> list[str]:
+    """Each model's means with 95% intervals, the paired differences, and a flag on an F1 gain that is not more solving."""
+    protocol = next(iter(results.values())).protocol
+    how = (f"{protocol.episodes} episodes per environment, seeds {protocol.seeds[0]}..{protocol.seeds[-1]}, temperature "
+           f"{protocol.temperature}, top-p {protocol.top_p}") if protocol.temperature > 0 else "one greedy episode per environment"
+    lines = [f"Protocol: {how}; intervals are 95% bootstrap (environments, then episodes).", ""]
+    rows = [[label, *(results[label].interval(m).text(2 if m == "c" else 3) for m in METRICS)] for label in results]
+    lines += _table(["model", *(_METRIC_NAMES[m] for m in METRICS)], rows) + [""]
+    pairs = [("base", "trained"), ("base", "cold_start"), ("cold_start", "trained")]
+    diffs = {(a, b): {m: paired_difference(results[a], results[b], m) for m in METRICS} for a, b in pairs if a in results and b in results}
+    rows = [[f"{b} − {a}", *(f"{d[m].text(2 if m == 'c' else 3)}{' *' if d[m].excludes_zero else ''}" for m in METRICS)] for (a, b), d in diffs.items()]
+    lines += _table(["paired difference", *(_METRIC_NAMES[m] for m in METRICS)], rows)
+    lines += ["", "`*`: the interval excludes 0.", ""]
+    for (a, b), d in diffs.items():
+        if d["reward"].mean > 0 and (d["recall"].mean < 0 or d["answer_correct"].mean < 0):
+            lower = " and ".join(_METRIC_NAMES[m] for m in ("recall", "answer_correct") if d[m].mean < 0)
+            lines += [f"**Warning:** {b} gains F1 over {a} ({d['reward'].mean:+.3f}) with lower {lower}: the gain is fewer calls, not more solved.", ""]
+    return lines
+
+
+def per_env_lines(results: dict[str, EvalResult]) -> list[str]:
+    """Per environment: each model's mean F1, recall and answer correctness, and its tool calls."""
+    means = {label: {m: r.env_means(m) for m in METRICS} for label, r in results.items()}
+    envs = sorted({env for r in results.values() for env in r.by_env("reward")})
+    header = ["environment", *(f"{_METRIC_NAMES[m]} ({' → '.join(results)})" for m in METRICS)]
+
+    def cell(env: str, metric: str) -> str:
+        return " → ".join(f"{means[label][metric].get(env, 0.0):.{1 if metric == 'c' else 2}f}" for label in results)
+
+    return _table(header, [[env, *(cell(env, m) for m in METRICS)] for env in envs]) + [""]
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
 
@@ -170,24 +201,11 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
         pairs = before_after(base, trained)
         lines += [f"Evaluation set: `{base.envs_dir}`; base `{base.model}`, trained `{trained.model}`.", ""]
         cold = load_eval(layout, "cold_start")
-        middle = {s.env: s.reward for s in cold.scores} if cold else None
+        middle = cold.env_means("reward") if cold else None
         lines += [f"![before/after]({plot_before_after(pairs, layout.plots / 'before_after.png', middle).relative_to(out)})", ""]
-        calls = {label: {s.env: s.c for s in result.scores} for label, result in (("base", base), ("trained", trained))}
-        table = [
-            [env, f"{b:.3f}", *([f"{middle.get(env, 0.0):.3f}"] if middle is not None else []), f"{t:.3f}", f"{t - b:+.3f}",
-             f"{calls['base'].get(env, '-')} → {calls['trained'].get(env, '-')}"]
-            for env, b, t in pairs
-        ]
-        mean_delta = trained.mean_reward - base.mean_reward
-        table.append(["**mean**", f"**{base.mean_reward:.3f}**", *([f"**{cold.mean_reward:.3f}**"] if cold else []),
-                      f"**{trained.mean_reward:.3f}**", f"**{mean_delta:+.3f}**", ""])
-        header = ["environment", "base F1", *(["cold-start F1"] if cold else []), "trained F1", "delta", "tool calls"]
-        lines += _table(header, table) + [""]
-        if cold:
-            lines += [f"Cold-start SFT alone: {cold.mean_reward - base.mean_reward:+.3f}; GRPO after it: "
-                      f"{trained.mean_reward - cold.mean_reward:+.3f} (trained − cold start).", ""]
-        worse = [env for env, b, t in pairs if t < b - _NOISE]
-        lines += [f"Worse than base by more than {_NOISE}: {', '.join(worse) if worse else 'none'}.", ""]
+        results = {"base": base, **({"cold_start": cold} if cold else {}), "trained": trained}
+        lines += interval_lines(results)
+        lines += per_env_lines(results)
     else:
         lines += ["Not evaluated yet.", ""]
     layout.report.write_text("\n".join(lines), encoding="utf-8")

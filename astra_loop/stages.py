@@ -5,12 +5,14 @@ returns, `stages/<name>.json` is written atomically (a `StageRecord`: summary an
 time); a re-run skips every stage that has its marker and starts at the first one without,
 so a run killed at any point resumes there. A stage's own pipelines resume inside it
 (the synthesis stores skip finished ids), so a killed stage loses little. `redo` removes the
-markers of a stage and of every stage after it.
+markers of a stage and of every stage after it, and their outputs (`Stage.outputs`): a redone
+GRPO starts from step 0 instead of resuming its state, and no stale evaluation is reused.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +35,8 @@ class Stage:
     name: str
     run: StageFn
     description: str = ""
+    outputs: tuple[Path, ...] = ()
+    """Files and directories the stage writes, removed when it is redone."""
 
 
 class StageRecord(BaseModel):
@@ -119,8 +123,13 @@ async def run_stages(
             raise LoopConfigError(f"--{option} {value!r}: no such stage; stages are {names}")
     book = StageBook(out)
     if redo is not None:
-        for name in names[names.index(redo) :]:
-            book.clear(name)
+        for stage in stages[names.index(redo) :]:
+            book.clear(stage.name)
+            for path in stage.outputs:
+                if path.is_dir():
+                    shutil.rmtree(path)
+                elif path.exists():
+                    path.unlink()
     notify = on_event or (lambda name, event: None)
     for stage in stages:
         if book.record(stage.name) is not None:

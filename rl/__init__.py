@@ -38,7 +38,7 @@ from rl.presets import (
     default_preset,
     get_preset,
 )
-from rl.reward import RewardParts, f1_reward
+from rl.reward import RewardParts, answer_correctness, f1_reward
 from rl.sft_files import MixReport, mix_sft, read_sft_file, write_sft_files
 
 __all__ = [
@@ -76,6 +76,7 @@ __all__ = [
     "build_tasks",
     "cold_start",
     "default_preset",
+    "answer_correctness",
     "f1_reward",
     "get_preset",
     "load_envs",

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from agent_sdk import ToolCallRecord, Trajectory
 from mcp_servers import EnvSpec, answer_in_output
 
-__all__ = ["RewardParts", "f1_from_counts", "f1_reward", "subtask_solved_by"]
+__all__ = ["RewardParts", "answer_correctness", "answer_values", "f1_from_counts", "f1_reward", "subtask_solved_by"]
 
 
 class RewardParts(BaseModel):
@@ -134,3 +134,26 @@ def _leaves(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     return [json.dumps(value)]
+
+
+def answer_values(spec: EnvSpec) -> list[str]:
+    """The values the task's answer states: its leaf sub-answers that it contains, else the whole answer.
+
+    A leaf is a subtask no other one depends on; the meaning checks make a synthesized answer hold
+    every leaf, and an authored answer that is one value is that value.
+    """
+    used = {d for s in spec.subtasks for d in s.depends_on}
+    leaves = [s.answer for s in spec.subtasks if s.id not in used and answer_in_output(s.answer, spec.task.answer)]
+    return list(dict.fromkeys(leaves)) or [spec.task.answer]
+
+
+def answer_correctness(final_answer: str | None, spec: EnvSpec) -> float:
+    """The share of the task's answer values (`answer_values`) that the final message states.
+
+    Matched as verify matches answers (`answer_in_output`: casefold, NFKC, canonical numbers,
+    whole ASCII words, CJK anywhere). 0 when the episode ended without a final message.
+    """
+    if not final_answer:
+        return 0.0
+    values = answer_values(spec)
+    return sum(answer_in_output(v, final_answer) for v in values) / len(values)

@@ -12,6 +12,7 @@ import pytest
 from agent_sdk import FunctionModel, read_jsonl
 from mcp_servers import load_env
 from astra_loop import cold_start_data, evaluate
+from astra_loop.evaluate import EvalProtocol
 
 pytestmark = pytest.mark.anyio
 
@@ -38,14 +39,42 @@ async def test_cold_start_data_replays_golden_calls_and_keeps_the_sft_rows(tmp_p
         assert {t["function"]["name"] for t in row["tools"]} == {t.name for t in spec.tools}
 
 
-async def test_evaluate_scores_every_environment_with_f1(eval_envs: Path, golden: Callable[[Path], FunctionModel]) -> None:
-    result = await evaluate(golden(eval_envs), eval_envs, label="base", target="scripted", max_turns=6, concurrency=2)
-    assert [s.env for s in result.scores] == ["flight_gate", "weather_forecast"]
-    assert all(s.reward == 1.0 and s.n_hat == s.n == s.c for s in result.scores)
+async def test_evaluate_plays_k_seeded_episodes_per_environment(eval_envs: Path, golden: Callable[[Path], FunctionModel]) -> None:
+    model = golden(eval_envs)
+    result = await evaluate(model, eval_envs, label="base", target="scripted", max_turns=6, concurrency=2)
+    seeds = [1000, 1001, 1002, 1003]
+    assert [(s.env, s.seed) for s in result.scores] == [(e, seed) for e in ("flight_gate", "weather_forecast") for seed in seeds]
+    assert all(s.reward == 1.0 and s.n_hat == s.n == s.c and s.recall == 1.0 and s.answer_correct == 1.0 for s in result.scores)
+    assert {(r.settings.seed, r.settings.temperature, r.settings.top_p) for r in model.requests} == {(s, 0.6, 0.95) for s in seeds}
     assert result.mean_reward == 1.0 and result.label == "base"
+    assert result.interval("recall").text() == "1.000 [1.000, 1.000]"
+    greedy = await evaluate(golden(eval_envs), eval_envs, label="base", target="scripted", max_turns=6, concurrency=2, protocol=EvalProtocol.greedy())
+    assert [(s.env, s.seed) for s in greedy.scores] == [("flight_gate", None), ("weather_forecast", None)], "greedy plays once"
+
+
+async def test_answer_correctness_is_the_share_of_values_stated(eval_envs: Path) -> None:
+    from rl import answer_correctness
+    from rl.reward import answer_values
+    from synth.env._meaning import meaning_findings
+
+    examples = Path(__file__).parents[2] / "examples" / "envs"
+    assert answer_values(load_env(examples / "zh_hospital").spec) == ["王志远", "赵海峰"]
+    assert answer_values(load_env(examples / "company_facts").spec) == ["Priya Raman", "Lagos", "12,705"]
+    assert answer_correctness("父亲挂神经内科，医生是王志远。", load_env(examples / "zh_hospital").spec) == 0.5, "CJK matches anywhere"
+    assert answer_correctness("Priya Raman runs it from Lagos with 12705 staff.", load_env(examples / "company_facts").spec) == 1.0
+    for path in (examples / "zh_hospital", examples / "company_facts", eval_envs / "flight_gate"):
+        spec = load_env(path).spec
+        values = answer_values(spec)
+        assert values and meaning_findings(spec) == []
+        assert answer_correctness(spec.task.answer, spec) == 1.0
+        assert answer_correctness(None, spec) == 0.0
+        if len(values) > 1:
+            assert answer_correctness(f"It is {values[0]}.", spec) == pytest.approx(1 / len(values))
+    spec = load_env(eval_envs / "flight_gate").spec
+    assert answer_correctness(f"Your gate is {spec.task.answer.lower()}.", spec) == 1.0, "matched as verify matches answers"
 
 
 async def test_an_agent_that_never_calls_scores_zero(eval_envs: Path) -> None:
     silent = FunctionModel(lambda messages, tools, settings: "I do not know.")
     result = await evaluate(silent, eval_envs, label="trained", target="scripted", max_turns=6, concurrency=2)
-    assert [(s.reward, s.c) for s in result.scores] == [(0.0, 0), (0.0, 0)]
+    assert [(s.reward, s.c, s.answer_correct) for s in result.scores] == [(0.0, 0, 0.0)] * 8

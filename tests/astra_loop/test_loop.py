@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from agent_sdk import FunctionModel
 from astra_cli import app
-from astra_loop import LoopConfig, LoopConfigError, OverlapError, StageBook, StageError, StageRecord, preset, run_loop
+from astra_loop import EvalResult, LoopConfig, LoopConfigError, OverlapError, StageBook, StageError, StageRecord, preset, run_loop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -119,9 +119,15 @@ async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
     records, opened = await _evaluate_after_training(config, eval_envs, golden, {"model_dir": "grpo/model"})
     assert opened == ["embedded", "grpo/model"]
-    assert records[-1].summary == {"base_mean_f1": 0.0, "trained_mean_f1": 1.0, "delta": 1.0, "envs": 2}
+    summary = records[-1].summary
+    assert {k: summary[k] for k in ("base_mean_f1", "trained_mean_f1", "delta", "envs", "episodes_per_env")} == {
+        "base_mean_f1": 0.0, "trained_mean_f1": 1.0, "delta": 1.0, "envs": 2, "episodes_per_env": 4}  # fmt: skip
+    assert summary["trained_minus_base_recall"] == [1.0, 1.0, 1.0] and summary["trained_minus_base_answer_correct"] == [1.0, 1.0, 1.0]
     report = (config.out / "report.md").read_text()
-    assert "| flight_gate | 0.000 | 1.000 | +1.000 | 0 → 2 |" in report and "Worse than base by more than 0.05: none." in report
+    assert "| flight_gate | 0.00 → 1.00 | 0.00 → 1.00 | 0.00 → 1.00 | 0.0 → 2.0 |" in report
+    assert "| trained − base | 1.000 [1.000, 1.000] * | 1.000 [1.000, 1.000] * | 1.000 [1.000, 1.000] * |" in report
+    base = EvalResult.model_validate_json((config.out / "eval" / "base.json").read_bytes())
+    assert base.fingerprint.startswith("embedded:") and len(base.scores) == 8
     assert (config.out / "plots" / "before_after.png").is_file()
 
 
@@ -133,9 +139,9 @@ async def test_after_grpo_steps_the_cold_start_model_is_scored_between_base_and_
     assert opened == ["embedded", "sft/model", "grpo/model"]
     assert records[-1].summary["cold_start_mean_f1"] == 0.0 and records[-1].summary["trained_mean_f1"] == 1.0
     report = (config.out / "report.md").read_text()
-    assert "| environment | base F1 | cold-start F1 | trained F1 | delta | tool calls |" in report
-    assert "| flight_gate | 0.000 | 0.000 | 1.000 | +1.000 | 0 → 2 |" in report
-    assert "Cold-start SFT alone: +0.000; GRPO after it: +1.000" in report
+    assert "| environment | F1 (base → cold_start → trained) |" in report
+    assert "| flight_gate | 0.00 → 0.00 → 1.00 |" in report
+    assert "| trained − cold_start | 1.000 [1.000, 1.000] * |" in report and "| cold_start − base | 0.000 [0.000, 0.000] |" in report
 
 
 async def test_no_grpo_steps_hands_the_cold_start_model_to_the_evaluation(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
@@ -169,3 +175,41 @@ async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_e
     config = config.model_copy(update={"trained_model": "http://127.0.0.1:9/v1"})
     await run_loop(config, models=policies)
     assert opened == ["embedded", "http://127.0.0.1:9/v1"]
+
+
+async def test_an_evaluation_of_another_model_or_protocol_is_played_again(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs, trained_model="http://127.0.0.1:9/v1")
+    await run_loop(config, until="audit")
+    book = StageBook(config.out)
+    for name in ("cold_start", "grpo"):
+        book.finish(StageRecord(name=name, finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": None}))
+    opened: list[str] = []
+
+    @asynccontextmanager
+    async def policies(target: str, **options: object):
+        opened.append(target)
+        yield FunctionModel(lambda messages, tools, settings: "No idea.")
+
+    await run_loop(config, models=policies)
+    stale = EvalResult.model_validate_json((config.out / "eval" / "base.json").read_bytes())
+    (config.out / "eval" / "base.json").write_text(stale.model_copy(update={"fingerprint": "weights:an-earlier-attempt"}).model_dump_json())
+    book.clear("evaluate")  # as after a kill during the evaluation: its files stay
+    await run_loop(config, models=policies)
+    assert opened == ["embedded", "http://127.0.0.1:9/v1", "embedded"], "only the stale result is played again"
+    greedy = config.model_copy(update={"preset": preset("cpu-small").with_overrides({"eval_temperature": 0.0})})
+    book.clear("evaluate")
+    await run_loop(greedy, models=policies)
+    assert opened[3:] == ["embedded", "http://127.0.0.1:9/v1"]
+    assert len(EvalResult.model_validate_json((config.out / "eval" / "base.json").read_bytes()).scores) == 2
+
+
+async def test_redo_removes_the_stage_outputs_so_nothing_stale_resumes(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    await run_loop(config, until="audit")
+    for path in (config.out / "grpo" / "state.json", config.out / "eval" / "base.json", config.out / "cold_start" / "model" / "w.bin"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
+    await run_loop(config, redo="grpo", until="audit")
+    assert not (config.out / "grpo").exists() and not (config.out / "eval").exists(), "GRPO state and evaluations of the old run are gone"
+    assert (config.out / "cold_start" / "model" / "w.bin").is_file(), "stages before the redone one keep their outputs"
+    assert (config.out / "synth_env").is_dir() or not config.knowledge

@@ -19,7 +19,10 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def _eval(label: str, rewards: dict[str, float]) -> EvalResult:
-    scores = [EpisodeScore(env=env, env_id=f"env-{i:08x}", reward=r, n=2, n_hat=round(r * 2), c=2, turns=3) for i, (env, r) in enumerate(rewards.items())]
+    scores = [
+        EpisodeScore(env=env, env_id=f"env-{i:08x}", reward=r, n=2, n_hat=round(r * 2), recall=round(r * 2) / 2, c=2, turns=3)
+        for i, (env, r) in enumerate(rewards.items())
+    ]
     return EvalResult(label=label, model="embedded" if label == "base" else "runs/x/grpo/model", envs_dir="examples/envs", scores=scores)
 
 
@@ -50,10 +53,12 @@ def test_a_finished_run_renders_the_funnel_curve_and_before_after_table(tmp_path
     for png in ("funnel.png", "reward_curve.png", "before_after.png"):
         assert (layout.plots / png).read_bytes()[:8] == PNG_MAGIC
         assert f"](plots/{png})" in text
-    assert "| flight_gate | 0.000 | 0.800 | +0.800 | 2 → 2 |" in text
-    assert "| weather_forecast | 0.500 | 0.250 | -0.250 | 2 → 2 |" in text
-    assert "| **mean** | **0.250** | **0.525** | **+0.275** |  |" in text
-    assert "Worse than base by more than 0.05: weather_forecast." in text
+    assert "| flight_gate | 0.00 → 0.80 | 0.00 → 1.00 | 0.00 → 0.00 | 2.0 → 2.0 |" in text
+    assert "| weather_forecast | 0.50 → 0.25 | 0.50 → 0.00 | 0.00 → 0.00 | 2.0 → 2.0 |" in text
+    assert "Protocol: one greedy episode per environment" in text
+    assert "| base | 0.250 [" in text and "| trained | 0.525 [" in text
+    assert "| trained − base | 0.275 [" in text
+    assert "**Warning:**" not in text, "F1 rose with recall"
     assert "| decompose | 8 | 6 |" in text and "| trajectories_kept | 5 |" in text
     assert "4 logged steps; reward 0.100 at step 1 → 0.400 at step 4." in text
     assert "| grpo | done | 50.0 | 1 |" in text
@@ -68,3 +73,19 @@ def test_a_partial_run_says_what_is_missing(tmp_path: Path) -> None:
     assert "| synth | done | 1.5 | 1 |" in text and "| evaluate | not run | - | - |" in text
     assert "No synthesis statistics yet." in text and "No GRPO metrics yet." in text and "Not evaluated yet." in text
     assert not list((out / "plots").glob("*.png"))
+
+
+def test_an_f1_gain_from_fewer_calls_is_flagged(tmp_path: Path) -> None:
+    layout = _finished_run(tmp_path / "run")
+    base = [EpisodeScore(env=e, env_id=f"env-{i}", seed=s, reward=0.4, n=2, n_hat=2, recall=1.0, answer_correct=1.0, c=8, turns=5)
+            for i, e in enumerate(("a", "b")) for s in (1000, 1001)]  # fmt: skip
+    lazy = [x.model_copy(update={"reward": 0.67, "n_hat": 1, "recall": 0.5, "answer_correct": 0.5, "c": 1}) for x in base]
+    from astra_loop.evaluate import EvalProtocol
+
+    for label, scores in (("base", base), ("trained", lazy)):
+        result = EvalResult(label=label, model=label, envs_dir="e", protocol=EvalProtocol(), scores=scores)
+        (layout.eval / f"{label}.json").write_text(result.model_dump_json())
+    text = render_report(layout.out, list(STAGE_NAMES)).read_text()
+    assert "Protocol: 4 episodes per environment, seeds 1000..1003, temperature 0.6, top-p 0.95" in text
+    assert "**Warning:** trained gains F1 over base (+0.270) with lower subtask recall and answer correctness" in text
+    assert "| trained − base | 0.270 [0.270, 0.270] * | -0.500 [-0.500, -0.500] * |" in text

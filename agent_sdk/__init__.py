@@ -21,7 +21,7 @@ from agent_sdk._jsonl import JsonlContent, JsonlProblem, JsonlRow, OnProblem, fo
 from agent_sdk._local import LocalChatModel
 from agent_sdk._mcp_tools import McpTools
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SamplingSettings, ToolCall, Usage
-from agent_sdk._model import ChatModel
+from agent_sdk._model import ChatModel, ModelProfile, WrapperModel, merge_settings
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._request_guard import RequestGuard
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
@@ -50,6 +50,9 @@ __all__ = [
     "ArgumentRepair",
     "ChatMessage",
     "ChatModel",
+    "ModelProfile",
+    "WrapperModel",
+    "merge_settings",
     "ContextOverflowError",
     "McpServer",
     "ModelError",

@@ -18,10 +18,12 @@ from agent_sdk.exceptions import UserError
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent"]
 
 DEFAULT_SYSTEM_PROMPT = (
-    "You are a helpful assistant with tools. Call tools to look up what you need, "
-    "then give a short final answer."
+    "You are a helpful assistant with access to tools. Call tools to look up every fact you need, "
+    "one step at a time, then answer the question concisely."
 )
-"""Kept short on purpose: small local models are slow per prompt token."""
+"""The one system prompt of an episode: cold-start rows, GRPO rollouts, evaluation and the agent all
+open with it, so the model is evaluated on the episode it was trained on. Kept short on purpose:
+small local models are slow per prompt token."""
 
 
 class Agent:

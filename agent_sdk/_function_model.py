@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk._model import ModelProfile
 from agent_sdk.exceptions import UserError
 
 __all__ = ["FunctionModel", "ModelRequest", "Reply", "ReplyFunction"]
@@ -53,8 +54,8 @@ class FunctionModel:
     reply is counted with `reply_usage` when given, else with a rough estimate (four characters a
     token), so token budgets and per-stage statistics see plausible numbers.
 
-    Like a real backend, the model states whether it enforces `SamplingSettings.output_schema`
-    (`supports_output_schema`); callers then send the schema in the settings instead of the
+    Like a real backend, the model declares whether it enforces `SamplingSettings.output_schema`
+    (`profile.supports_output_schema`); callers then send the schema in the settings instead of the
     prompt. It does not check replies against the schema: the function decides what comes back,
     so a test can also play a backend that breaks its promise or refuses the schema.
 
@@ -75,7 +76,7 @@ class FunctionModel:
     ) -> None:
         self.function = function
         self.name = name
-        self.supports_output_schema = supports_output_schema
+        self.profile = ModelProfile(supports_output_schema=supports_output_schema)
         self.reply_usage = reply_usage
         self.requests: list[ModelRequest] = []
 

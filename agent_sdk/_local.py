@@ -29,6 +29,7 @@ import anyio.to_thread
 from agent_sdk._cpu import cpu_has_bf16
 from agent_sdk._embedded import STUDENT, local_model_path, restore_control_tokens, served_model_name
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk._model import ModelProfile, merge_settings
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
 
@@ -77,7 +78,7 @@ class LocalChatModel:
             override field by field.
 
     Attributes:
-        supports_output_schema: true when llguidance is installed: `output_schema` is then
+        profile: `supports_output_schema` when llguidance is installed: `output_schema` is then
             enforced while decoding (tools are not offered to such a request).
 
     Raises:
@@ -131,7 +132,7 @@ class LocalChatModel:
         self.max_batch_size = max_batch_size
         self.batch_window_s = batch_window_s
         self.max_context = int(getattr(self._model.config, "max_position_embeddings", 32768))
-        self.supports_output_schema = importlib.util.find_spec("llguidance") is not None
+        self.profile = ModelProfile(supports_output_schema=importlib.util.find_spec("llguidance") is not None)
         self._grammar: Any = None
         self._grammar_lock = anyio.Lock()
         self._queue: list[_Request] = []
@@ -172,8 +173,8 @@ class LocalChatModel:
             ContextOverflowError: the prompt plus `max_tokens` does not fit the model's context.
             ModelError: the output schema cannot be enforced, or generation failed.
         """
-        merged = self.settings.model_copy(update=settings.model_dump(exclude_unset=True)) if settings else self.settings
-        schema = merged.output_schema if self.supports_output_schema else None
+        merged = merge_settings(self.settings, settings)
+        schema = merged.output_schema if self.profile.supports_output_schema else None
         if schema is not None:
             tools = None
         prompt = self.tokenizer(self.render(messages, tools), add_special_tokens=False)["input_ids"]

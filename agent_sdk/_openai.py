@@ -15,6 +15,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk._model import ModelProfile, merge_settings
 from agent_sdk._schema_subset import enforceable_schema
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, ModelHTTPError, UserError
@@ -90,7 +91,7 @@ class OpenAIChatModel:
             per event loop. Tests pass one over `httpx.MockTransport`.
 
     Attributes:
-        supports_output_schema: whether `SamplingSettings.output_schema` is enforced (not "none").
+        profile: `supports_output_schema` when `SamplingSettings.output_schema` is enforced (not "none").
 
     Raises:
         UserError: when no base URL is given or configured, or it is not an http(s) URL, or the
@@ -129,7 +130,7 @@ class OpenAIChatModel:
             choices = ", ".join(get_args(StructuredOutputMode))
             raise UserError(f"structured output mode {mode!r} (argument or ${ENV_STRUCTURED_OUTPUT}): choose {choices}")
         self.structured_output: StructuredOutputMode = mode  # type: ignore[assignment]
-        self.supports_output_schema = mode != "none"
+        self.profile = ModelProfile(supports_output_schema=mode != "none")
         self._given_client = http_client
         self._client: httpx.AsyncClient | None = None
         self._limiter: anyio.CapacityLimiter | None = None
@@ -199,9 +200,9 @@ class OpenAIChatModel:
     def _body(
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] | None, settings: SamplingSettings | None
     ) -> dict[str, Any]:
-        merged = self.settings.model_copy(update=settings.model_dump(exclude_unset=True)) if settings else self.settings
+        merged = merge_settings(self.settings, settings)
         body: dict[str, Any] = {"model": self.model, "messages": [m.to_openai() for m in messages]}
-        schema = merged.output_schema if self.supports_output_schema else None
+        schema = merged.output_schema if self.profile.supports_output_schema else None
         if schema is not None:
             body.update(self._schema_fields(schema))
         elif tools:

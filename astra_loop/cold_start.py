@@ -3,7 +3,8 @@
 `cold_start_data` is the one function the cold-start stage calls. It builds golden-replay
 conversations: every golden call of an environment is made over MCP against the real tools
 (through an in-process arena), in dependency order, one call per assistant turn, under the
-RL datasets' system prompt (the one GRPO's rows carry; the evaluation uses the agent's own), and the
+agent's one system prompt (`agent_sdk.DEFAULT_SYSTEM_PROMPT`, which GRPO's rows and the evaluation
+also open with), and the
 conversation ends with the task's answer. `rl.cold_start` (`astra sft cold-start`) is the
 fuller source — parallel calls per dependency level, agent episodes kept at F1 = 1 — which
 the loop has not been measured with.
@@ -18,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_sdk import read_jsonl
+from agent_sdk import DEFAULT_SYSTEM_PROMPT, read_jsonl
 
 
 class ColdStartData(BaseModel):
@@ -36,9 +37,8 @@ def _tool_schema(tool: Any) -> dict[str, Any]:
 
 async def _replay(client: Any, env: Any) -> dict[str, Any]:
     from mcp_servers import golden_levels
-    from rl.datasets import SYSTEM_PROMPT
 
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": env.spec.task.question}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, {"role": "user", "content": env.spec.task.question}]
     for i, subtask in enumerate(s for level in golden_levels(env.spec) for s in level):
         call = subtask.golden_call
         result = await client.call_tool(call.tool, call.arguments)

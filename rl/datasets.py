@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_sdk import JsonlError, read_jsonl
+from agent_sdk import DEFAULT_SYSTEM_PROMPT, JsonlError, read_jsonl
 from mcp_servers import Environment, EnvLoadError, EnvSpec
 from mcp_servers import load_envs as mcp_load_envs
 from rl.distractors import Distractor, DistractorConfig, pool_tools_from_docs, sample_distractors
@@ -34,10 +34,6 @@ from rl.exceptions import DatasetError, TrainingSetupError
 AGENT_NAME = "astra_mcp_agent"
 """The `agent_name` under which `rl.verl` registers its agent loop."""
 
-SYSTEM_PROMPT = (
-    "You are a helpful assistant with access to tools. Call tools to look up every fact you need, "
-    "one step at a time, then answer the question concisely."
-)
 
 
 class RlTask(BaseModel):
@@ -126,7 +122,7 @@ def build_tasks(
     envs: Sequence[Environment],
     distractors: dict[str, list[Distractor]] | None = None,
     *,
-    system_prompt: str = SYSTEM_PROMPT,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
 ) -> list[RlTask]:
     """One task per environment: its question as the user message, its sampled distractors."""
     distractors = distractors or {}
@@ -234,7 +230,7 @@ def prepare(
     seed: int = 0,
     distractors: DistractorConfig | None = None,
     embedder: Any = None,
-    system_prompt: str = SYSTEM_PROMPT,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
     tool_docs: str | Path | None = None,
     prompt_limit: PromptLimit | None = None,
 ) -> PrepareReport:

@@ -1,7 +1,7 @@
 """`MeteredModel`: a `ChatModel` wrapper adding the cache, the concurrency limit and the counters.
 
-Every pipeline wraps its model once; stages then call it like any `ChatModel`. Composition
-rather than inheritance: the wrapped model is any backend (HTTP, local, scripted).
+Every pipeline wraps its model once; stages then call it like any `ChatModel`. It is an
+`agent_sdk.WrapperModel`: name and profile are the wrapped backend's (HTTP, local, scripted).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from agent_sdk import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk import ChatMessage, ChatModel, ModelResponse, SamplingSettings, Usage, WrapperModel
 from synth.core.cache import LLMCache, cache_key
 
 __all__ = ["LLMCounts", "MeteredModel"]
@@ -35,7 +35,7 @@ class LLMCounts(BaseModel):
         return LLMCounts(**{k: getattr(self, k) + getattr(other, k) for k in LLMCounts.model_fields})
 
 
-class MeteredModel:
+class MeteredModel(WrapperModel):
     """A `ChatModel` that consults `cache` first, bounds concurrent calls and counts them.
 
     Args:
@@ -47,14 +47,13 @@ class MeteredModel:
 
     def __init__(
         self,
-        model: Any,
+        model: ChatModel,
         *,
         cache: LLMCache | None = None,
         max_concurrency: int = 8,
         timeout_s: float = 600.0,
     ) -> None:
-        self.inner = model
-        self.name: str = model.name
+        super().__init__(model)
         self.cache = cache
         self.limiter = anyio.CapacityLimiter(max_concurrency)
         self.timeout_s = timeout_s
@@ -92,11 +91,7 @@ class MeteredModel:
         """Count one structured reply, and whether it parsed and matched its schema (`ask_structured` calls this)."""
         self.counts.structured_replies += 1
         self.counts.syntax_failures += not ok
-
-    @property
-    def supports_output_schema(self) -> bool:
-        """Whether the wrapped model enforces `SamplingSettings.output_schema`."""
-        return bool(getattr(self.inner, "supports_output_schema", False))
+        super().record_reply_syntax(ok)
 
     @property
     def usage(self) -> Usage:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_sdk import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk import ChatMessage, ChatModel, ModelResponse, SamplingSettings, Usage, WrapperModel
 from synth.core.llm import LLMCounts
 from synth.core.store import Stage
 
@@ -65,7 +65,7 @@ class StageTokens(BaseModel):
         self.max_prompt_tokens = max(self.max_prompt_tokens, usage.prompt_tokens)
 
 
-class StageMeter:
+class StageMeter(WrapperModel):
     """A `ChatModel` that passes requests to `model` and counts each reply's usage under `stage`.
 
     Args:
@@ -74,16 +74,10 @@ class StageMeter:
         tally: shared per-stage counts (one dict per pipeline run).
     """
 
-    def __init__(self, model: Any, stage: str, tally: dict[str, StageTokens]) -> None:
-        self.inner = model
-        self.name: str = model.name
+    def __init__(self, model: ChatModel, stage: str, tally: dict[str, StageTokens]) -> None:
+        super().__init__(model)
         self.stage = stage
         self.tally = tally
-
-    @property
-    def supports_output_schema(self) -> bool:
-        """Whether the wrapped model enforces an output JSON Schema."""
-        return bool(getattr(self.inner, "supports_output_schema", False))
 
     async def complete(
         self,
@@ -102,9 +96,7 @@ class StageMeter:
         tokens = self.tally.setdefault(self.stage, StageTokens())
         tokens.structured_replies += 1
         tokens.syntax_failures += not ok
-        record = getattr(self.inner, "record_reply_syntax", None)
-        if record is not None:
-            record(ok)
+        super().record_reply_syntax(ok)
 
 
 class PipelineStats(BaseModel):

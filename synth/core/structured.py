@@ -18,7 +18,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agent_sdk import ChatMessage, ContextOverflowError, ModelHTTPError, SamplingSettings, Usage, format_validation_error
+from agent_sdk import ChatMessage, ChatModel, ContextOverflowError, ModelHTTPError, SamplingSettings, Usage, WrapperModel, format_validation_error
 from synth.core.cache import LLMCache
 from synth.core.llm import MeteredModel
 
@@ -63,16 +63,15 @@ class StructuredResult(Generic[T]):
         return self.value is not None
 
 
-def enforces_schema(model: Any) -> bool:
-    """Whether `model`'s engine enforces output schemas (then prompts need no format example)."""
-    return bool(getattr(model, "supports_output_schema", False))
+def enforces_schema(model: ChatModel) -> bool:
+    """Whether `model`'s engine enforces output schemas (its profile; then prompts need no format example)."""
+    return model.profile.supports_output_schema
 
 
-def _record_syntax(model: Any, *, ok: bool) -> None:
+def _record_syntax(model: ChatModel, *, ok: bool) -> None:
     """Tell a metering model whether a structured reply parsed and validated (content checks aside)."""
-    record = getattr(model, "record_reply_syntax", None)
-    if record is not None:
-        record(ok)
+    if isinstance(model, WrapperModel):
+        model.record_reply_syntax(ok)
 
 
 def extract_json(text: str) -> Any:

@@ -64,7 +64,7 @@ async def test_canned_replies_come_in_order_and_running_out_is_a_clear_error():
 
 async def test_it_claims_schema_enforcement_only_when_told_and_passes_the_schema_through():
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
-    assert not FunctionModel(lambda m, t, s: "").supports_output_schema
+    assert not FunctionModel(lambda m, t, s: "").profile.supports_output_schema
     model = FunctionModel(lambda m, t, s: '{"a": 1}' if s and s.output_schema == schema else "prose", supports_output_schema=True)
-    assert model.supports_output_schema
+    assert model.profile.supports_output_schema
     assert (await model.complete(HELLO, settings=SamplingSettings(output_schema=schema))).message.content == '{"a": 1}'

@@ -205,7 +205,7 @@ FORECAST_SCHEMA = {
 @pytest.mark.timeout(1200)
 @pytest.mark.anyio
 async def test_output_schema_is_enforced_while_decoding(local_model):
-    assert local_model.supports_output_schema
+    assert local_model.profile.supports_output_schema
     messages = [ChatMessage(role="user", content=QUESTION + " Will it rain?")]
     settings = SamplingSettings(max_tokens=32, output_schema=FORECAST_SCHEMA)
     with anyio.fail_after(900):

@@ -187,7 +187,7 @@ async def test_output_schema_is_sent_as_vllm_structured_outputs_instead_of_tools
     monkeypatch.delenv("ASTRA_LLM_STRUCTURED_OUTPUT", raising=False)
     async with llm_server(lambda body, n: _completion(CALL_LIKE)) as (base_url, bodies, http):
         async with OpenAIChatModel("m", base_url=base_url, http_client=http, retry=FAST_RETRY) as model:
-            assert model.supports_output_schema and model.structured_output == "vllm"
+            assert model.profile.supports_output_schema and model.structured_output == "vllm"
             settings = SamplingSettings(max_tokens=32, output_schema=SCHEMA)
             response = await model.complete([ChatMessage(role="user", content="x")], TOOLS, settings=settings)
             plain = await model.complete([ChatMessage(role="user", content="x")], TOOLS)
@@ -215,7 +215,7 @@ async def test_output_schema_as_openai_response_format_chosen_by_environment(mon
 async def test_output_schema_is_not_sent_to_an_endpoint_without_enforcement():
     async with llm_server(lambda body, n: _completion("ok")) as (base_url, bodies, http):
         async with OpenAIChatModel("m", base_url=base_url, http_client=http, structured_output="none") as model:
-            assert not model.supports_output_schema
+            assert not model.profile.supports_output_schema
             await model.complete([ChatMessage(role="user", content="x")], TOOLS, settings=SamplingSettings(output_schema=SCHEMA))
     assert bodies[0]["tools"] == TOOLS
     assert not {"structured_outputs", "response_format", "output_schema"} & set(bodies[0])

@@ -70,7 +70,7 @@ async def test_stage_meter_counts_prompt_tokens_per_stage_into_stats(tmp_path) -
     await long.complete([ChatMessage(role="user", content="y" * 200)])
     assert tally["short"] == StageTokens(requests=1, prompt_tokens=10, completion_tokens=10, max_prompt_tokens=10)
     assert tally["long"] == StageTokens(requests=2, prompt_tokens=150, completion_tokens=3, max_prompt_tokens=100)
-    assert short.supports_output_schema is False
+    assert short.profile.supports_output_schema is False
     stats = PipelineStats.finish(
         tmp_path / "stats.json", pipeline="t", stages=[], llm=base.counts, wall_time_s=1.0, input_records=0, outputs=0, tokens_by_stage=tally
     )

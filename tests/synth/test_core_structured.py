@@ -238,8 +238,8 @@ async def test_endpoint_refusing_the_schema_is_asked_the_unenforced_way():
 @pytest.mark.anyio
 async def test_metered_model_forwards_enforcement_and_keys_the_cache_by_schema(tmp_path):
     model = MeteredModel(enforcing(lambda m, t, s: '{"score": 0.5, "reason": "ok"}'), cache=LLMCache(tmp_path))
-    assert model.supports_output_schema
-    assert not MeteredModel(FunctionModel(lambda m, t, s: "")).supports_output_schema
+    assert model.profile.supports_output_schema
+    assert not MeteredModel(FunctionModel(lambda m, t, s: "")).profile.supports_output_schema
     other = {"type": "object", "properties": {"score": {"type": "number"}, "reason": {"type": "string"}}}
     await ask_structured(model, PROMPT, Verdict)
     await ask_structured(model, PROMPT, Verdict, schema=other)

@@ -20,7 +20,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from synth.core.structured import StructuredResult, enforces_schema
+from agent_sdk import ChatMessage, SamplingSettings
+from synth.core.structured import StructuredResult, ask_structured, enforces_schema
 
 __all__ = ["COPIED_EXAMPLE", "CheckOutcome", "PromptExample", "ReplyCheck"]
 
@@ -144,3 +145,14 @@ class ReplyCheck(Generic[T]):
         """`result` with `reason_code` set to `reason(result)` (a check's code may lie outside `ReasonCode`)."""
         reason = self.reason(result)
         return result if reason == result.reason_code else dataclasses.replace(result, reason_code=reason)  # type: ignore[arg-type]
+
+    async def ask(
+        self, model: Any, prompt: str, output_type: type[T], *, settings: SamplingSettings, schema: dict[str, Any] | None = None
+    ) -> StructuredResult[T]:
+        """One user `prompt` asked for an `output_type` under this check, settled (`settle`).
+
+        The prompt carries its own format section, so the schema is sent to the engine (when it
+        enforces one) but not written into the prompt.
+        """
+        messages = [ChatMessage(role="user", content=prompt)]
+        return self.settle(await ask_structured(model, messages, output_type, check=self, include_schema=False, settings=settings, schema=schema))

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import PromptExample, ReplyCheck, StructuredResult, ask_structured
+from agent_sdk import SamplingSettings
+from synth.core import PromptExample, ReplyCheck, StructuredResult
 from synth.sft._docs import ServerDoc
 
 
@@ -198,16 +198,8 @@ async def propose_graph(
         )
         prompt += f"\n(Batch {r + 1} of {rounds}: make these different from other batches.)"
         guard = ReplyCheck(PROPOSE_EXAMPLE, check=check)
-        result = guard.settle(
-            await ask_structured(
-                model,
-                [ChatMessage(role="user", content=prompt)],
-                ChainProposals,
-                check=guard,
-                include_schema=False,
-                settings=SamplingSettings(temperature=0.8, max_tokens=max_tokens),
-                schema=proposals_schema(names, per_round),
-            )
+        result = await guard.ask(
+            model, prompt, ChainProposals, settings=SamplingSettings(temperature=0.8, max_tokens=max_tokens), schema=proposals_schema(names, per_round)
         )
         results.append(result)
         for chain in result.value.chains if result.value is not None else []:

@@ -33,8 +33,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, ask_structured, extract_json, verdict_schema, verdict_score
+from agent_sdk import SamplingSettings
+from synth.core import VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, extract_json, verdict_schema, verdict_score
 from synth.sft._grounding import Grounding, grounding
 
 DIMENSIONS = (
@@ -213,17 +213,7 @@ async def judge_trajectory(
     prompt = _PROMPT.format(
         steps=n, conversation=render(messages), findings=findings, words=VERDICT_WORDS, format=example.format_lines(model)
     )
-    result = guard.settle(
-        await ask_structured(
-            model,
-            [ChatMessage(role="user", content=prompt)],
-            _JudgeReply,
-            check=guard,
-            include_schema=False,
-            settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
-            schema=judge_schema(n),
-        )
-    )
+    result = await guard.ask(model, prompt, _JudgeReply, settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens), schema=judge_schema(n))
     reply = result.value
     if reply is None:
         try:

@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_sdk import ChatMessage, SamplingSettings, read_jsonl
-from synth.core import VERDICT_WORDS, PromptExample, ReplyCheck, StructuredResult, ask_structured, record_id, verdict_schema
+from agent_sdk import SamplingSettings, read_jsonl
+from synth.core import VERDICT_WORDS, PromptExample, ReplyCheck, StructuredResult, record_id, verdict_schema
 from synth.sft._docs import ServerDoc
 from synth.sft._graph import tool_lines
 
@@ -240,12 +240,7 @@ async def chain_tasks(
         return None if any(p is None for p in problems) else problems[0]
 
     guard = ReplyCheck(example, check=check)
-    result = guard.settle(
-        await ask_structured(
-            model, [ChatMessage(role="user", content=prompt)], _Questions, check=guard, settings=_settings(max_tokens),
-            include_schema=False, schema=questions_schema(n),
-        )
-    )
+    result = await guard.ask(model, prompt, _Questions, settings=_settings(max_tokens), schema=questions_schema(n))
     tasks = []
     good = [q for q in (result.value.questions if result.value else []) if q.strip() and language_problem(q, server.language) is None]
     for q in good[:n]:
@@ -293,12 +288,7 @@ async def server_tasks(
         return None if any(p is None for p in problems) else next(p for p in problems if p)
 
     guard = ReplyCheck(example, check=check)
-    result = guard.settle(
-        await ask_structured(
-            model, [ChatMessage(role="user", content=prompt)], _ServerTasks, check=guard, settings=_settings(max_tokens),
-            include_schema=False, schema=server_tasks_schema(names, n, k),
-        )
-    )
+    result = await guard.ask(model, prompt, _ServerTasks, settings=_settings(max_tokens), schema=server_tasks_schema(names, n, k))
     valid = [t for t in (result.value.tasks if result.value else []) if problem(t) is None]
     tasks = [
         SynthTask(
@@ -326,17 +316,7 @@ async def augment(
         f"Format (replace <...>):\n{REWRITE_EXAMPLE.text}"
     )
     guard = ReplyCheck(REWRITE_EXAMPLE, check=lambda v: language_problem(v.question, base.language))
-    result = guard.settle(
-        await ask_structured(
-            model,
-            [ChatMessage(role="user", content=prompt)],
-            _Rewrite,
-            check=guard,
-            settings=_settings(max_tokens),
-            include_schema=False,
-            schema=REWRITE_SCHEMA,
-        )
-    )
+    result = await guard.ask(model, prompt, _Rewrite, settings=_settings(max_tokens), schema=REWRITE_SCHEMA)
     if result.value is None:
         return None, result
     task = base.model_copy(
@@ -365,11 +345,6 @@ async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_t
         words=VERDICT_WORDS, format=SCORE_EXAMPLE.format_lines(model),
     )  # fmt: skip
     guard = ReplyCheck(SCORE_EXAMPLE)
-    result = guard.settle(
-        await ask_structured(
-            model, [ChatMessage(role="user", content=prompt)], _ScoreReply, check=guard,
-            settings=_settings(max_tokens, temperature=0.0), include_schema=False, schema=SCORE_SCHEMA,
-        )
-    )  # fmt: skip
+    result = await guard.ask(model, prompt, _ScoreReply, settings=_settings(max_tokens, temperature=0.0), schema=SCORE_SCHEMA)
     scores = result.value.scores() if result.value is not None else None
     return dataclasses.replace(result, value=scores)  # type: ignore[arg-type]

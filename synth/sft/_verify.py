@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_sdk import ChatMessage, SamplingSettings
-from synth.core import PromptExample, ReplyCheck, ask_structured
+from agent_sdk import SamplingSettings
+from synth.core import PromptExample, ReplyCheck
 from synth.sft._docs import ServerDoc, ToolDoc
 from synth.sft._graph import tool_lines
 
@@ -191,17 +191,10 @@ async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str],
     codes: Counter[str] = Counter()
     for v in range(voters):
         guard = ReplyCheck(VOTE_EXAMPLE)
-        result = guard.settle(
-            await ask_structured(
-                model,
-                [ChatMessage(role="user", content=f"{prompt}\nYou are reviewer {v + 1} of {voters}; judge independently.")],
-                ChainVote,
-                check=guard,
-                include_schema=False,
-                settings=SamplingSettings(temperature=0.7, max_tokens=max_tokens),
-                schema=VOTE_SCHEMA,
-            )
-        )
+        result = await guard.ask(
+            model, f"{prompt}\nYou are reviewer {v + 1} of {voters}; judge independently.", ChainVote,
+            settings=SamplingSettings(temperature=0.7, max_tokens=max_tokens), schema=VOTE_SCHEMA,
+        )  # fmt: skip
         if result.value is None:
             invalid += 1
             codes[str(result.reason_code)] += 1

@@ -38,6 +38,9 @@ class LoopPreset(BaseModel):
     eval_episodes: int = Field(default=4, ge=1, description="Seeded episodes per evaluation environment (k).")
     eval_temperature: float = Field(default=0.6, ge=0.0, description="Evaluation sampling temperature (the paper's agentic evals: 0.6; 0 plays one greedy episode).")
     eval_top_p: float = Field(default=0.95, gt=0.0, le=1.0, description="Evaluation nucleus (the paper's agentic evals: 0.95).")
+    eval_with_distractors: bool = Field(
+        default=True, description="Also evaluate with `distractors_per_band` banded distractors offered, as in training (`<label>_distractors.json`)."
+    )
     distractors_per_band: int = Field(default=2, ge=0, description="Banded distractor tools per band and in-scope tool (ASTRA: 2).")
 
     def with_overrides(self, fields: Mapping[str, Any]) -> LoopPreset:
@@ -128,6 +131,6 @@ class Layout:
         self.grpo = out / "grpo"
         """GRPO run: metrics.jsonl, reward_curve.png, model/."""
         self.eval = out / "eval"
-        """`base.json` and `trained.json` (`EvalResult`)."""
+        """`<label>.json` (`EvalResult`: base, cold_start, trained), and `<label>_distractors.json` with distractors offered."""
         self.plots = out / "plots"
         self.report = out / "report.md"

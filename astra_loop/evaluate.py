@@ -71,6 +71,7 @@ class EvalResult(BaseModel):
     fingerprint: str = Field(default="", description="What the model was, exactly (`model_fingerprint`): a result is reused only for the same one.")
     envs_dir: str
     protocol: EvalProtocol = Field(default_factory=EvalProtocol.greedy)
+    distractors: int = Field(default=0, description="Banded distractor tools per band and environment tool offered beside each environment's (0: none).")
     scores: list[EpisodeScore]
     wall_s: float = 0.0
 
@@ -108,16 +109,21 @@ def paired_difference(before: EvalResult, after: EvalResult, metric: str) -> Int
 
 async def evaluate(
     model: Any, envs_dir: Path, *, label: str, target: str, max_turns: int, concurrency: int, max_tokens: int = 256,
-    protocol: EvalProtocol | None = None, fingerprint: str = "",
+    protocol: EvalProtocol | None = None, fingerprint: str = "", distractors: int = 0, embedder: Any = None,
 ) -> EvalResult:
     """Play every environment under `envs_dir` with `model` by `protocol` (default: 4 sampled seeds) and score each episode.
+
+    With `distractors` > 0 each environment is offered, beside its own tools, banded distractors
+    drawn from the other evaluation environments (as GRPO's rollouts are, `rl.sample_distractors`
+    with that many per band; seed 0, so every model meets the same ones), and calls to them count
+    against F1 as in training.
 
     Raises:
         LoopConfigError: when `envs_dir` holds no environment.
     """
     from agent_sdk import Agent, SamplingSettings, Toolbox
     from mcp_servers import load_envs, serve_arena
-    from rl import answer_correctness, f1_reward
+    from rl import DistractorConfig, answer_correctness, f1_reward, sample_distractors
 
     protocol = protocol or EvalProtocol()
     greedy = protocol.temperature == 0.0
@@ -125,6 +131,9 @@ async def evaluate(
     envs = load_envs(envs_dir)
     if not envs:
         raise LoopConfigError(f"{envs_dir}: no environments (*/env.json) to evaluate on")
+    offered = (
+        sample_distractors(envs, DistractorConfig(mode="banded", per_band=distractors), embedder=embedder) if distractors else {}
+    )
     scores: list[EpisodeScore] = []
     started = time.monotonic()
     limiter = anyio.CapacityLimiter(concurrency)
@@ -133,10 +142,11 @@ async def evaluate(
         async def play(env: Any, seed: int | None) -> None:
             settings = SamplingSettings(temperature=protocol.temperature, top_p=protocol.top_p, seed=seed, max_tokens=max_tokens)
             async with limiter:
-                toolbox = Toolbox(arena.url(env.spec.id), timeout_s=env.spec.limits.call_timeout_s + 5)
+                refs = [d.ref for d in offered.get(env.spec.id, [])]
+                toolbox = Toolbox(arena.url(env.spec.id, distractors=refs), timeout_s=env.spec.limits.call_timeout_s + 5)
                 agent = Agent(model, toolbox, max_turns=max_turns, settings=settings)
                 trajectory = await agent.run(env.spec.task.question, metadata={"env_id": env.spec.id, "seed": seed})
-            parts = f1_reward(trajectory, env.spec)
+            parts = f1_reward(trajectory, env.spec, distractor_names=[r.partition(".")[2] for r in refs])
             scores.append(
                 EpisodeScore(
                     env=env.path.name, env_id=env.spec.id, seed=seed, reward=parts.reward, n=parts.n, n_hat=parts.n_hat,
@@ -153,7 +163,7 @@ async def evaluate(
                     episodes.start_soon(play, env, seed)
     scores.sort(key=lambda s: (s.env, s.seed if s.seed is not None else -1))
     return EvalResult(
-        label=label, model=target, fingerprint=fingerprint, envs_dir=str(envs_dir), protocol=protocol, scores=scores,
+        label=label, model=target, fingerprint=fingerprint, envs_dir=str(envs_dir), protocol=protocol, distractors=distractors, scores=scores,
         wall_s=round(time.monotonic() - started, 1),
     )  # fmt: skip
 

@@ -208,23 +208,32 @@ class _Loop:
         if not self.config.trained_model and grpo is not None and grpo.summary.get("steps"):
             targets.append(("cold_start", self._cold_start_model))
         targets.append(("trained", self._trained_target))
+        offered = [0] + ([p.distractors_per_band] if p.eval_with_distractors and p.distractors_per_band else [])
         for label, find_target in targets:
-            path = self.layout.eval / f"{label}.json"
             target = find_target()
             fingerprint = await anyio.to_thread.run_sync(model_fingerprint, target)
-            if path.is_file():  # one model finished before a kill: keep its scores, if they are this model's, by this protocol
-                done = EvalResult.model_validate_json(path.read_bytes())
-                if done.fingerprint == fingerprint and done.protocol == protocol:
-                    results[label] = done
-                    continue
+            todo = []
+            for distractors in offered:
+                key = f"{label}_distractors" if distractors else label
+                path = self.layout.eval / f"{key}.json"
+                if path.is_file():  # finished before a kill: keep its scores, if they are this model's, by this protocol
+                    done = EvalResult.model_validate_json(path.read_bytes())
+                    if done.fingerprint == fingerprint and done.protocol == protocol and done.distractors == distractors:
+                        results[key] = done
+                        continue
+                todo.append((key, path, distractors))
+            if not todo:
+                continue
             # The 4k context the evaluation was measured with; a remote target ignores it.
             opened = self.open_model(target, settings=settings, max_concurrency=p.eval_concurrency, vllm_options=VllmOptions())
             async with opened as model:
-                results[label] = await evaluate(
-                    model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency,
-                    max_tokens=p.eval_max_tokens, protocol=protocol, fingerprint=fingerprint,
-                )  # fmt: skip
-            path.write_text(results[label].model_dump_json(indent=2) + "\n", encoding="utf-8")
+                for key, path, distractors in todo:
+                    results[key] = await evaluate(
+                        model, self.config.eval_envs, label=label, target=target, max_turns=p.eval_max_turns, concurrency=p.eval_concurrency,
+                        max_tokens=p.eval_max_tokens, protocol=protocol, fingerprint=fingerprint, distractors=distractors,
+                        embedder=self._embedder() if distractors else None,
+                    )  # fmt: skip
+                    path.write_text(results[key].model_dump_json(indent=2) + "\n", encoding="utf-8")
         base, trained = results["base"], results["trained"]
         summary: dict[str, Any] = {
             "base_mean_f1": round(base.mean_reward, 4), "trained_mean_f1": round(trained.mean_reward, 4),
@@ -236,6 +245,9 @@ class _Loop:
         for metric in METRICS:
             d = paired_difference(base, trained, metric)
             summary[f"trained_minus_base_{metric}"] = [round(d.mean, 4), round(d.low, 4), round(d.high, 4)]
+        if "trained_distractors" in results:
+            summary["base_mean_f1_distractors"] = round(results["base_distractors"].mean_reward, 4)
+            summary["trained_mean_f1_distractors"] = round(results["trained_distractors"].mean_reward, 4)
         return summary
 
 

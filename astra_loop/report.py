@@ -206,6 +206,10 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
         results = {"base": base, **({"cold_start": cold} if cold else {}), "trained": trained}
         lines += interval_lines(results)
         lines += per_env_lines(results)
+        offered = {label: r for label in results if (r := load_eval(layout, f"{label}_distractors")) is not None}
+        if "base" in offered and "trained" in offered:
+            lines += [f"### With {offered['base'].distractors} banded distractor(s) per band offered, as in training", ""]
+            lines += interval_lines(offered) + per_env_lines(offered)
     else:
         lines += ["Not evaluated yet.", ""]
     layout.report.write_text("\n".join(lines), encoding="utf-8")

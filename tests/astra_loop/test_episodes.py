@@ -78,3 +78,15 @@ async def test_an_agent_that_never_calls_scores_zero(eval_envs: Path) -> None:
     silent = FunctionModel(lambda messages, tools, settings: "I do not know.")
     result = await evaluate(silent, eval_envs, label="trained", target="scripted", max_turns=6, concurrency=2)
     assert [(s.reward, s.c, s.answer_correct) for s in result.scores] == [(0.0, 0, 0.0)] * 8
+
+
+async def test_distractors_are_offered_and_calls_to_them_count(eval_envs: Path, golden: Callable[[Path], FunctionModel]) -> None:
+    model = golden(eval_envs)
+    result = await evaluate(model, eval_envs, label="base", target="scripted", max_turns=6, concurrency=2, distractors=1, protocol=EvalProtocol.greedy())
+    specs = {load_env(p).spec.task.question: load_env(p).spec for p in eval_envs.iterdir()}
+    for request in model.requests:
+        spec = specs[next(m.content for m in request.messages if m.role == "user")]
+        names = [t["function"]["name"] for t in request.tools]
+        assert set(names) > {t.name for t in spec.tools}, "its own tools and the other environment's as distractors"
+    assert result.distractors == 1
+    assert all(s.reward == 1.0 for s in result.scores)

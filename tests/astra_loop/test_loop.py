@@ -128,6 +128,9 @@ async def test_the_evaluate_stage_scores_base_then_trained_and_the_report_shows_
     assert "| trained − base | 1.000 [1.000, 1.000] * | 1.000 [1.000, 1.000] * | 1.000 [1.000, 1.000] * |" in report
     base = EvalResult.model_validate_json((config.out / "eval" / "base.json").read_bytes())
     assert base.fingerprint.startswith("embedded:") and len(base.scores) == 8
+    offered = EvalResult.model_validate_json((config.out / "eval" / "trained_distractors.json").read_bytes())
+    assert offered.distractors == 1 and offered.mean_reward == 1.0, "the golden player ignores the distractors it is offered"
+    assert "### With 1 banded distractor(s) per band offered, as in training" in report
     assert (config.out / "plots" / "before_after.png").is_file()
 
 

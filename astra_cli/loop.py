@@ -25,6 +25,7 @@ def loop(
     knowledge: Annotated[list[Path] | None, typer.Option("--knowledge", help="Knowledge-row JSONL for environment synthesis (repeatable).")] = None,
     tool_docs: Annotated[list[str] | None, typer.Option("--tool-docs", help="Tool-doc source for SFT synthesis, as `astra sft synth --servers` (repeatable).")] = None,
     train_envs: Annotated[list[Path] | None, typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
+    train_sft: Annotated[list[Path] | None, typer.Option("--train-sft", help="Judged SFT rows to add to the cold start, e.g. a corpus' sft.jsonl (repeatable).")] = None,
     eval_envs: Annotated[Path | None, typer.Option("--eval-envs", help="Environments training never sees (default: examples/envs).")] = None,
     preset: Annotated[str, typer.Option("--preset", help="cpu-small (2 cores, embedded model) or astra (the paper's scale).")] = "cpu-small",
     preset_config: Annotated[Path | None, typer.Option("--preset-config", help='JSON file of preset fields overriding the preset\'s, nested ones field by field (e.g. {"recipe": {"grpo": {"max_steps": 12}}}).')] = None,
@@ -62,7 +63,7 @@ def loop(
         except ValidationError as exc:
             raise typer.BadParameter(format_validation_error(exc), param_hint="--preset-config") from exc
         config = LoopConfig(
-            out=out, knowledge=knowledge or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [],
+            out=out, knowledge=knowledge or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [], extra_sft=train_sft or [],
             eval_envs=eval_envs or EXAMPLE_ENVS, preset=sized, engine=engine.value, policy=policy or STUDENT.target,
             base_endpoint=base_endpoint, synth_config=fields(synth_config, "--synth-config"), sft_config=fields(sft_config, "--sft-config"),
             trained_model=trained_model, generator=base_url, generator_model=llm_model, overlap_threshold=overlap_threshold, seed=seed,

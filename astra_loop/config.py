@@ -42,6 +42,7 @@ class LoopPreset(BaseModel):
         default=True, description="Also evaluate with `distractors_per_band` banded distractors offered, as in training (`<label>_distractors.json`)."
     )
     distractors_per_band: int = Field(default=2, ge=0, description="Banded distractor tools per band and in-scope tool (ASTRA: 2).")
+    min_synth_envs: int = Field(default=10, ge=0, description="Synthesized training environments below which the report warns that training is mostly other data.")
 
     def with_overrides(self, fields: Mapping[str, Any]) -> LoopPreset:
         """This preset with `fields` merged in, nested mappings field by field (`{"recipe": {"grpo": {"max_steps": 12}}}`).
@@ -92,6 +93,9 @@ class LoopConfig(BaseModel):
     knowledge: list[Path] = Field(default_factory=list, description="Knowledge-row JSONL files for environment synthesis.")
     tool_docs: list[str] = Field(default_factory=list, description="Tool-doc sources for SFT synthesis (`astra sft synth --servers`).")
     extra_train_envs: list[Path] = Field(default_factory=list, description="Verified environments added to the training set.")
+    extra_sft: list[Path] = Field(
+        default_factory=list, description="Judged SFT rows (a corpus' `sft.jsonl`) added to the cold start beside this run's own SFT export."
+    )
     eval_envs: Path = Field(default=EXAMPLE_ENVS, description="Environments training never sees; evaluated before and after.")
     preset: LoopPreset = Field(default_factory=lambda: PRESETS["cpu-small"])
     engine: Literal["served", "trl", "verl"] = Field(

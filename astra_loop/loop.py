@@ -40,6 +40,9 @@ ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
 """`agent_sdk.model_from_target`'s signature: `(target, *, model_name, settings, max_concurrency, default, ...)`, a `ChatModel` as a context manager."""
 
 STAGE_NAMES = ("synth", "verify", "audit", "cold_start", "grpo", "evaluate")
+
+_SOURCE_GROUP = {"qa": "synthesized", "mcp_docs": "synthesized", "authored": "authored", "import": "imported"}
+"""`Source.kind` -> the training-set split the report shows."""
 """The loop's stages, in order."""
 
 
@@ -106,7 +109,7 @@ class _Loop:
         return summary
 
     async def verify(self) -> dict[str, Any]:
-        from mcp_servers import SandboxConfig, verify_paths
+        from mcp_servers import SandboxConfig, load_env, verify_paths
 
         sources = [p for p in (self.layout.synth_env / "envs", *self.config.extra_train_envs) if p.exists()]
         if not sources:
@@ -129,11 +132,15 @@ class _Loop:
             raise StageError(f"no environment passed verification ({len(report.envs)} checked; see {self.layout.verify_json})")
         codes = Counter(code for r in report.envs for code in r.codes)
         duplicates = sum(r.passed and bool(r.path) for r in report.envs) - len(passed)
-        return {"checked": len(report.envs), "passed": len(passed), "duplicates": duplicates, "failed": report.failed, "codes": dict(codes)}
+        sources = Counter(_SOURCE_GROUP.get(load_env(self.layout.train_envs / f"{Path(r.path).name}-{r.env_id}").spec.source.kind, "other") for r in passed)
+        return {
+            "checked": len(report.envs), "passed": len(passed), "duplicates": duplicates, "failed": report.failed, "codes": dict(codes),
+            "sources": {k: sources.get(k, 0) for k in ("synthesized", "authored", "imported")},
+        }  # fmt: skip
 
     def _check_separation(self) -> int:
         return check_separation(
-            train_envs=[self.layout.train_envs], sft_files=[self.sft_export], eval_envs=self.config.eval_envs,
+            train_envs=[self.layout.train_envs], sft_files=[self.sft_export, *self.config.extra_sft], eval_envs=self.config.eval_envs,
             embedder=self._embedder(), threshold=self.config.overlap_threshold, report=self.layout.overlap,
         )
 
@@ -144,7 +151,8 @@ class _Loop:
     async def cold_start(self) -> dict[str, Any]:
         from rl.trl import SftRecipe, train_sft
 
-        data = await cold_start_data(envs_dirs=[self.layout.train_envs], sft_files=[self.sft_export], out_dir=self.layout.cold_start / "data")
+        sft_files = [self.sft_export, *self.config.extra_sft]
+        data = await cold_start_data(envs_dirs=[self.layout.train_envs], sft_files=sft_files, out_dir=self.layout.cold_start / "data")
         model = str(local_model_path(self.config.policy))
         recipe = SftRecipe.from_preset(self.preset.recipe, data=data.path, output_dir=self.layout.cold_start, model=model)
         report = await anyio.to_thread.run_sync(lambda: train_sft(recipe))
@@ -272,6 +280,9 @@ async def run_loop(
     for path in config.knowledge:
         if not path.is_file():
             raise LoopConfigError(f"--knowledge {path}: no such file")
+    for path in config.extra_sft:
+        if not path.is_file():
+            raise LoopConfigError(f"--train-sft {path}: no such file")
     for path in [*config.extra_train_envs, config.eval_envs]:
         if not path.exists():
             raise LoopConfigError(f"{path}: no such directory")

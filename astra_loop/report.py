@@ -127,6 +127,24 @@ def plot_before_after(rows: list[tuple[str, float, float]], path: Path, cold_sta
     return path
 
 
+def training_warnings(records: dict[str, Any], loop: dict[str, Any]) -> list[str]:
+    """The report's first lines: what the training set is made of, and a warning when synthesis supplied little of it."""
+    verify = records.get("verify")
+    if verify is None or "sources" not in verify.summary:
+        return []
+    sources, synth = verify.summary["sources"], records.get("synth")
+    minimum = int((loop.get("preset") or {}).get("min_synth_envs", 0))
+    lines = ["Training environments by source: " + ", ".join(f"{k} {v}" for k, v in sources.items()) + ".", ""]
+    if sources.get("synthesized", 0) < minimum:
+        lines += [f"**Warning:** synthesis supplied {sources.get('synthesized', 0)} training environments, fewer than the preset's "
+                  f"minimum of {minimum}: what training learned comes mostly from other sources.", ""]  # fmt: skip
+    sft_rows = (synth.summary.get("sft_trajectories") if synth is not None else None) or 0
+    extra = loop.get("extra_sft") or []
+    if synth is not None and "sft_trajectories" in synth.summary and not sft_rows and not extra:
+        lines += ["**Warning:** SFT synthesis kept no row: the cold start learns from environment replays alone.", ""]
+    return lines
+
+
 def interval_lines(results: dict[str, EvalResult]) -> list[str]:
     """Each model's means with 95% intervals, the paired differences, and a flag on an F1 gain that is not more solving."""
     protocol = next(iter(results.values())).protocol
@@ -169,6 +187,7 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
     layout.plots.mkdir(parents=True, exist_ok=True)
     lines = [f"# astra loop: {out.name}", ""]
     records = {r.name: r for r in StageBook(out).records(stage_names)}
+    lines += training_warnings(records, _json(out / "loop.json") or {})
     lines += ["## Stages", ""]
     rows = [[n, "done" if n in records else "not run", f"{records[n].wall_s:.1f}" if n in records else "-",
              str(records[n].attempts) if n in records else "-"] for n in stage_names]

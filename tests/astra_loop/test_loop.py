@@ -93,7 +93,25 @@ async def test_the_synth_stage_feeds_verify_with_a_scripted_generator(tmp_path: 
     assert opened == ["http://127.0.0.1:9/v1"]
     assert records[0].summary == {"environments": 1}
     assert records[1].summary["passed"] == 1
-    assert "| assemble |" in (tmp_path / "run" / "report.md").read_text()
+    assert records[1].summary["sources"] == {"synthesized": 1, "authored": 0, "imported": 0}
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "| assemble |" in report
+    assert report.splitlines()[2] == "Training environments by source: synthesized 1, authored 0, imported 0."
+    assert "**Warning:** synthesis supplied 1 training environments, fewer than the preset's minimum of 10" in report
+
+
+async def test_a_corpus_trains_without_resynthesis_and_the_report_splits_sources(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    sft = tmp_path / "corpus_sft.jsonl"
+    sft.write_text(json.dumps({"messages": [{"role": "user", "content": "Which gate does LH123 leave from?"}, {"role": "assistant", "content": "B12"}]}) + "\n")
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], extra_sft=[sft], eval_envs=eval_envs)
+    records = await run_loop(config, until="audit")
+    assert records[0].summary == {"skipped": "no knowledge rows and no tool docs given"}, "nothing is synthesized again"
+    assert records[1].summary["sources"] == {"synthesized": 0, "authored": 2, "imported": 0}
+    report = (config.out / "report.md").read_text()
+    assert "Training environments by source: synthesized 0, authored 2, imported 0." in report
+    assert "fewer than the preset's minimum of 10: what training learned comes mostly from other sources" in report
+    with pytest.raises(LoopConfigError, match="--train-sft .*absent.jsonl: no such file"):
+        await run_loop(config.model_copy(update={"extra_sft": [tmp_path / "absent.jsonl"]}))
 
 
 async def _evaluate_after_training(config: LoopConfig, eval_envs: Path, golden, grpo: dict[str, object]) -> tuple[list, list[str]]:

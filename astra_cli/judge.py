@@ -26,12 +26,16 @@ def calibrate(
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Items scored at once.")] = 8,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="Reuse judge replies stored here (a rerun after changing one judge asks only its prompts again).")
+    ] = None,
 ) -> None:
     """Score each good / planted-bad pair with every judge (default: the embedded teacher) and print how well each ranks them."""
     import anyio
 
     from agent_sdk import TEACHER, AgentSdkError, JsonlError, is_local_target, model_from_target
     from synth.calibration import JUDGES
+    from synth.core import LLMCache, MeteredModel
     from synth.calibration import calibrate as run_calibration
 
     unknown = [j for j in judge or [] if j not in JUDGES]
@@ -42,8 +46,10 @@ def calibrate(
     target, name = (base_url, model) if base_url else ((model, None) if model and is_local_target(model) else (None, model))
 
     async def main():  # type: ignore[no-untyped-def]
-        async with model_from_target(target, model_name=name, api_key=api_key, default=TEACHER.target) as llm:
-            return await run_calibration(llm, calibration, judges=judge, limit=limit, concurrency=concurrency)
+        # a judge reply waits behind every other request on a 2-core server: minutes, not the client's 2-minute default
+        async with model_from_target(target, model_name=name, api_key=api_key, default=TEACHER.target, timeout_s=600.0) as llm:
+            judged = MeteredModel(llm, cache=LLMCache(cache), max_concurrency=concurrency, timeout_s=900.0) if cache else llm
+            return await run_calibration(judged, calibration, judges=judge, limit=limit, concurrency=concurrency)
 
     try:
         results = anyio.run(main)

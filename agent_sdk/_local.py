@@ -28,7 +28,7 @@ import anyio.to_thread
 
 from agent_sdk._cpu import cpu_has_bf16
 from agent_sdk._embedded import STUDENT, local_model_path, restore_control_tokens, served_model_name
-from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk._messages import ChatMessage, ModelResponse, SampledTokens, SamplingSettings, Usage
 from agent_sdk._model import ModelProfile, merge_settings
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
@@ -48,6 +48,10 @@ class _Request:
     lead: bool = False
     text: str = ""
     completion_tokens: int = 0
+    sampled: list[int] = field(default_factory=list)
+    """The generated ids, the stop token included (what on-policy training trains on)."""
+    logprobs: list[float] = field(default_factory=list)
+    """The sampling distribution's logprob of each id of `sampled` (when asked for: `return_tokens`)."""
     finish_reason: str = "stop"
     error: BaseException | None = None
 
@@ -198,7 +202,11 @@ class LocalChatModel:
         message = ChatMessage(role="assistant", content=parsed.content_without_calls, tool_calls=parsed.calls)
         finish = "tool_calls" if parsed.calls and request.finish_reason == "stop" else request.finish_reason
         usage = Usage(prompt_tokens=len(prompt), completion_tokens=request.completion_tokens, requests=1)
-        return ModelResponse(message=message, usage=usage, finish_reason=finish, repairs=parsed.repairs)
+        tokens = (
+            SampledTokens(prompt_ids=prompt, completion_ids=request.sampled, logprobs=request.logprobs)
+            if merged.return_tokens and len(request.logprobs) == len(request.sampled) else None
+        )  # fmt: skip
+        return ModelResponse(message=message, usage=usage, finish_reason=finish, repairs=parsed.repairs, tokens=tokens)
 
     async def _matcher(self, schema: dict[str, Any]) -> Any:
         """A fresh llguidance matcher for `schema` (the tokenizer is converted once, in a thread)."""
@@ -270,7 +278,9 @@ class LocalChatModel:
             sample = bool(settings.temperature)
             kwargs: dict[str, Any] = {"do_sample": sample}
             if sample:
-                kwargs.update(temperature=settings.temperature, top_p=settings.top_p or 1.0)
+                # top_k=0: the settings' distribution, not transformers' default top-50 cut (which a
+                # trainer's logprobs would then differ from by ~0.14 nats a token)
+                kwargs.update(temperature=settings.temperature, top_p=settings.top_p or 1.0, top_k=0)
             if settings.stop:
                 kwargs.update(stop_strings=list(settings.stop), tokenizer=self.tokenizer)
             if settings.seed is not None:
@@ -282,6 +292,7 @@ class LocalChatModel:
 
                 processor = SchemaLogitsProcessor([r.matcher for r in batch], self._grammar)
                 kwargs["logits_processor"] = LogitsProcessorList([processor])
+            scored = any(r.settings.return_tokens for r in batch)
             with torch.inference_mode():
                 out = self._model.generate(
                     input_ids=ids,
@@ -289,16 +300,23 @@ class LocalChatModel:
                     max_new_tokens=max(r.settings.max_tokens or 512 for r in batch),
                     eos_token_id=self._eos,
                     pad_token_id=pad,
+                    output_scores=scored,
+                    return_dict_in_generate=True,
                     **kwargs,
                 )
             self.batches_run += 1
-            for row, request in zip(out[:, width:].tolist(), batch, strict=True):
-                self._finish(request, row)
+            rows = out.sequences[:, width:]
+            # `scores` are the logits after temperature / top-p: the distribution each token was drawn from
+            logprobs = (
+                torch.stack(out.scores, dim=1).float().log_softmax(-1).gather(2, rows[:, :, None]).squeeze(2).tolist() if scored else None
+            )  # fmt: skip
+            for i, (row, request) in enumerate(zip(rows.tolist(), batch, strict=True)):
+                self._finish(request, row, logprobs[i] if logprobs is not None else None)
         except Exception as exc:  # noqa: BLE001 - delivered to every caller of the batch as ModelError
             for request in batch:
                 request.error = exc
 
-    def _finish(self, request: _Request, row: list[int]) -> None:
+    def _finish(self, request: _Request, row: list[int], logprobs: list[float] | None = None) -> None:
         limit = request.settings.max_tokens or 512
         tokens: list[int] = []
         request.finish_reason = "length"
@@ -307,6 +325,8 @@ class LocalChatModel:
                 request.finish_reason = "stop"
                 break
             tokens.append(token)
+        request.sampled = row[: len(tokens) + (request.finish_reason == "stop")]
+        request.logprobs = logprobs[: len(request.sampled)] if logprobs is not None else []
         text = self.tokenizer.decode(tokens, skip_special_tokens=True)
         for stop in request.settings.stop or ():
             if stop in text:

@@ -63,6 +63,7 @@ async def run_episode(
             usage=response.usage,
             finish_reason=response.finish_reason,
             model_latency_s=time.perf_counter() - requested,
+            tokens=response.tokens,
         )
         messages.append(message)
         usage = usage + response.usage

@@ -86,6 +86,19 @@ class SamplingSettings(BaseModel):
         "is true constrains decoding to it (per request, so schemas never mix) and offers no tools; "
         "others ignore it, so callers still validate the reply.",
     )
+    return_tokens: bool | None = Field(
+        default=None,
+        description="Ask for the prompt's and the reply's token ids and the reply's logprobs (vLLM's `return_token_ids` "
+        "and `logprobs`); `ModelResponse.tokens` holds them when the backend returned them.",
+    )
+
+
+class SampledTokens(BaseModel):
+    """The tokens behind one reply, as the backend saw and sampled them: what on-policy training trains on."""
+
+    prompt_ids: list[int] = Field(description="The rendered prompt, as the backend tokenized it.")
+    completion_ids: list[int] = Field(description="The reply's sampled token ids.")
+    logprobs: list[float] = Field(description="The sampler's logprob of each completion id.")
 
 
 class ArgumentRepair(BaseModel):
@@ -120,3 +133,4 @@ class ModelResponse(BaseModel):
     repairs: list[ArgumentRepair] = Field(
         default_factory=list, description="Argument repairs made while parsing the message's tool calls."
     )
+    tokens: SampledTokens | None = Field(default=None, description="The sampled tokens, when asked for (`SamplingSettings.return_tokens`).")

@@ -14,7 +14,7 @@ import anyio.lowlevel
 import httpx
 from pydantic import BaseModel, Field
 
-from agent_sdk._messages import ChatMessage, ModelResponse, SamplingSettings, Usage
+from agent_sdk._messages import ChatMessage, ModelResponse, SampledTokens, SamplingSettings, Usage
 from agent_sdk._model import ModelProfile, merge_settings
 from agent_sdk._schema_subset import enforceable_schema
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
@@ -208,7 +208,9 @@ class OpenAIChatModel:
         elif tools:
             body["tools"] = list(tools)
             body["tool_choice"] = "auto"
-        body.update({k: v for k, v in merged.model_dump(exclude={"output_schema"}).items() if v is not None})
+        body.update({k: v for k, v in merged.model_dump(exclude={"output_schema", "return_tokens"}).items() if v is not None})
+        if merged.return_tokens:
+            body.update(return_token_ids=True, logprobs=True)
         body.update(self.extra_body)
         return body
 
@@ -247,7 +249,7 @@ class OpenAIChatModel:
         )
         message = ChatMessage(role="assistant", content=parsed.content_without_calls, tool_calls=parsed.calls)
         return ModelResponse(
-            message=message, usage=usage, finish_reason=choice.get("finish_reason"), repairs=parsed.repairs
+            message=message, usage=usage, finish_reason=choice.get("finish_reason"), repairs=parsed.repairs, tokens=_sampled(data, choice)
         )
 
     async def _first_model(self) -> str:
@@ -305,3 +307,12 @@ def _retry_after(response: httpx.Response) -> float | None:
         return float(value)
     except ValueError:
         return None
+
+
+def _sampled(data: dict[str, Any], choice: dict[str, Any]) -> SampledTokens | None:
+    """The prompt and completion token ids and the completion's logprobs of a vLLM reply; None when any is missing."""
+    prompt, completion = data.get("prompt_token_ids"), choice.get("token_ids")
+    content = (choice.get("logprobs") or {}).get("content")
+    if not prompt or completion is None or content is None or len(content) != len(completion):
+        return None
+    return SampledTokens(prompt_ids=prompt, completion_ids=completion, logprobs=[float(t["logprob"]) for t in content])

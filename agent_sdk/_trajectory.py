@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_sdk._messages import ArgumentRepair, ChatMessage, ToolCall, Usage
+from agent_sdk._messages import ArgumentRepair, ChatMessage, SampledTokens, ToolCall, Usage
 from agent_sdk._tool_source import ToolResult
 
 __all__ = ["StopReason", "Step", "ToolCallRecord", "Trajectory"]
@@ -35,6 +35,7 @@ class Step(BaseModel):
     model_latency_s: float = Field(default=0.0, description="Wall time of the model request.")
     tools_latency_s: float = Field(default=0.0, description="Wall time of this turn's tool calls (run concurrently).")
     calls: list[ToolCallRecord] = Field(default_factory=list)
+    tokens: SampledTokens | None = Field(default=None, description="The request's sampled tokens, when the backend returned them.")
 
 
 class Trajectory(BaseModel):

@@ -31,6 +31,7 @@ class GrpoSettings(BaseModel):
     max_tool_response_length: int = Field(ge=1, description="Tokens kept of one tool result.")
     temperature: float = Field(default=1.0, gt=0)
     kl_coef: float = Field(default=0.0, ge=0, description="KL penalty (0: no KL term and no reference model).")
+    clip_ratio: float = Field(default=0.2, gt=0, lt=1, description="ε of GRPO's clipped importance ratio (served: against the sampler's logprobs).")
     entropy_coef: float = Field(default=0.0, ge=0, description="Entropy bonus (0: none).")
     loss_agg_mode: Literal["token-mean"] = Field(default="token-mean", description="Loss aggregation over tokens.")
     batch_filling: bool = Field(default=True, description="Adaptive batch filling (keep groups with reward std > delta).")

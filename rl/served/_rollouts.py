@@ -62,7 +62,8 @@ def _split_prompt(task: RlTask) -> tuple[str | None, str]:
 async def play_group(model: ChatModel, arena_url: str, task: RlTask, size: int, settings: RolloutSettings) -> RolloutGroup:
     """Play `task` `size` times concurrently, each on its own arena session."""
     system, question = _split_prompt(task)
-    sampling = SamplingSettings(temperature=settings.temperature, max_tokens=settings.max_tokens)
+    # the sampled token ids and logprobs are what the update trains on (on-policy)
+    sampling = SamplingSettings(temperature=settings.temperature, max_tokens=settings.max_tokens, return_tokens=True)
     rollouts: list[Rollout | None] = [None] * size
 
     async def play(index: int) -> None:

@@ -53,6 +53,7 @@ class ServedRecipe(GrpoRecipe):
     weight_reload: bool = Field(
         default=True, description="vLLM: load each step's weights into the running server (else: restart it on them)."
     )
+    clip_ratio: float = Field(default=_CPU.clip_ratio, gt=0, lt=1, description="ε of the clipped objective.")
 
     @classmethod
     def preset_fields(cls, preset: Preset) -> dict[str, Any]:
@@ -60,7 +61,7 @@ class ServedRecipe(GrpoRecipe):
         grpo = preset.grpo
         return {
             **super().preset_fields(preset), "max_steps": grpo.max_steps or 20, "max_reply_tokens": grpo.max_reply_tokens,
-            "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length,
+            "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length, "clip_ratio": grpo.clip_ratio,
         }
 
 
@@ -76,6 +77,13 @@ class StepRecord(BaseModel):
     grad_norm: float
     samples: int
     tokens: int
+    rerendered: int = Field(default=0, description="Rollouts trained on a re-rendering: the backend returned no sampled tokens.")
+    too_long: int = Field(default=0, description="Training sequences dropped as longer than the train budget.")
+    logprob_gap: float = Field(default=0.0, description="Mean |trainer - sampler| logprob of the sampled tokens, before the update.")
+    kl: float = Field(default=0.0, description="Mean k3 KL(sampler || trainer) estimate over the sampled tokens.")
+    clip_fraction: float = Field(default=0.0, description="Share of sampled tokens whose importance ratio was clipped.")
+    repairs: int = Field(default=0, description="Tool-call argument repairs in this step's rollouts.")
+    carried_groups: int = Field(default=0, description="Groups trained on that an earlier step generated (batch filling's buffer; ratio-corrected).")
     serve_s: float = Field(description="Starting the server on the current weights.")
     rollout_s: float
     update_s: float
@@ -239,7 +247,9 @@ class _Run:
             lambda: load_policy(self.policy_dir, torch_threads=recipe.torch_threads, top_layers=recipe.train_top_layers)
         )
         self.model.eval()
-        self.update = PolicyUpdate(self.model, self.tokenizer, lr=self.recipe.lr, max_tokens=self.recipe.max_train_tokens)
+        self.update = PolicyUpdate(
+            self.model, self.tokenizer, lr=self.recipe.lr, max_tokens=self.recipe.max_train_tokens, clip_ratio=self.recipe.clip_ratio
+        )
 
     async def step(self, step: int, server: _PolicyServer, arena_url: str) -> None:
         recipe = self.recipe
@@ -269,7 +279,9 @@ class _Run:
         record = StepRecord(
             step=step, reward=_mean([r.reward.reward for r in rollouts]), batch_reward=_mean([r.reward.reward for r in trained]),
             episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
-            samples=stats.samples, tokens=stats.tokens, serve_s=round(t1 - t0, 1), rollout_s=round(t2 - t1, 1),
+            samples=stats.samples, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
+            kl=stats.kl, clip_fraction=stats.clip_fraction, repairs=sum(len(r.trajectory.repairs) for r in rollouts),
+            carried_groups=sum(1 for g in batch if not any(g is p for p in played)), serve_s=round(t1 - t0, 1), rollout_s=round(t2 - t1, 1),
             update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
         )
         self.records.append(record.model_dump(mode="json"))

@@ -1,16 +1,24 @@
-"""The policy update of served GRPO: a token-mean policy gradient on re-rendered rollouts.
+"""The policy update of served GRPO: the clipped GRPO objective on the tokens the sampler produced.
 
-Each rollout's conversation is rendered with the policy's chat template and the tools it was
-offered (`rl._tokenize.tokenize_conversation`, the cold start's own rendering), so the tokens
-trained on are the ones SFT taught, and the loss covers the assistant's tokens only. Rollouts
-come from the served copy of these very weights and each batch is used for one update, so
-GRPO's importance ratio is 1 and its clipped objective is the policy gradient
--A·log π(token), averaged over every assistant token of the batch (ASTRA's token-mean); no KL
-term, no entropy bonus. Rollouts with advantage 0 carry no gradient and are not computed.
+Every turn of a rollout carries the token ids vLLM rendered and sampled, with the sampler's
+logprobs (`agent_sdk.SampledTokens`). Each turn is one training sequence: its prompt ids then its
+completion ids, the loss on the completion only, so the policy is trained on exactly what it
+sampled (not on a chat-template re-rendering of parsed, possibly repaired calls). The trainer
+recomputes the logprob of each sampled token, forms the importance ratio r = π/π_sampler and
+minimizes -min(r·A, clip(r, 1-ε, 1+ε)·A), averaged over every completion token of the batch
+(ASTRA's token-mean); no KL term, no entropy bonus. The gap between sampler and trainer (vLLM
+serves in its own precision and kernels; a group carried over by batch filling is a step
+stale) is measured on every token: mean |Δ logprob|, a KL estimate and the clipped fraction —
+stale groups are ratio-corrected by the clip, not dropped.
+
+A rollout whose turns lack sampled tokens (a backend that does not return them) is rendered
+with the policy's chat template instead (`rl._tokenize.tokenize_conversation`) and trained with
+ratio 1; `UpdateStats.rerendered` counts them. Rollouts with advantage 0 carry no gradient.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -18,25 +26,75 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rl._tokenize import tokenize_conversation
-from rl.served._rollouts import RolloutGroup
+from rl.served._rollouts import Rollout, RolloutGroup
 
 
 class UpdateStats(BaseModel):
-    """What one optimizer step trained on."""
+    """What one optimizer step trained on, and how far the sampler was from the trainer."""
 
-    loss: float = Field(description="The token-mean policy-gradient loss of the batch.")
-    samples: int = Field(description="Rollouts with a non-zero advantage that were trained on.")
-    tokens: int = Field(description="Assistant tokens the loss averaged over.")
-    too_long: int = Field(default=0, description="Rollouts left out: longer than `max_tokens`.")
+    loss: float = Field(description="The token-mean clipped GRPO loss of the batch.")
+    samples: int = Field(description="Training sequences (turns, or re-rendered rollouts) with a non-zero advantage.")
+    tokens: int = Field(description="Completion tokens the loss averaged over.")
+    too_long: int = Field(default=0, description="Sequences left out: longer than `max_tokens`.")
+    rerendered: int = Field(default=0, description="Rollouts without sampled tokens, trained on their re-rendering (ratio 1).")
+    logprob_gap: float = Field(default=0.0, description="Mean |trainer - sampler| logprob over sampled tokens, before the update.")
+    kl: float = Field(default=0.0, description="Mean k3 estimate of KL(sampler || trainer) over sampled tokens.")
+    clip_fraction: float = Field(default=0.0, description="Share of sampled tokens whose ratio fell outside [1-ε, 1+ε].")
     grad_norm: float = 0.0
     wall_s: float = 0.0
 
 
-class _Sample(BaseModel):
+class Sample(BaseModel):
+    """One training sequence."""
+
     ids: list[int]
     targets: list[bool]
-    """Per position t of `ids[1:]`: whether the assistant wrote it (what the loss covers)."""
+    """Per position t of `ids[1:]`: whether the policy wrote it (what the loss covers)."""
     advantage: float
+    old_logprobs: list[float] | None = Field(default=None, description="The sampler's logprob of each target token (None: ratio 1).")
+
+
+def rollout_samples(rollout: Rollout, advantage: float, tokenizer: Any) -> tuple[list[Sample], bool]:
+    """The training sequences of one rollout, and whether they are its sampled tokens (else a re-rendering)."""
+    steps = rollout.trajectory.steps
+    if steps and all(s.tokens is not None for s in steps):
+        samples = []
+        for step in steps:
+            t = step.tokens
+            assert t is not None
+            if not t.completion_ids:
+                continue
+            ids = [*t.prompt_ids, *t.completion_ids]
+            targets = [False] * (len(t.prompt_ids) - 1) + [True] * len(t.completion_ids)
+            samples.append(Sample(ids=ids, targets=targets, advantage=advantage, old_logprobs=list(t.logprobs)))
+        return samples, True
+    chat = rollout.trajectory.to_openai()
+    encoded = tokenize_conversation(tokenizer, chat["messages"], chat["tools"])
+    ids, mask = encoded["input_ids"], encoded["assistant_masks"]
+    return ([Sample(ids=ids, targets=[bool(m) for m in mask[1:]], advantage=advantage)] if any(mask[1:]) else []), False
+
+
+def clipped_objective(logp: Any, old: Any | None, advantage: float, clip: float) -> tuple[Any, dict[str, float]]:
+    """Per-token GRPO objective min(r·A, clip(r, 1-ε, 1+ε)·A) (to be maximized), and its gap statistics.
+
+    `logp` and `old` are 1-D tensors of the trainer's and the sampler's logprobs of the same tokens;
+    without `old` the ratio is 1 and the objective is A·logp's gradient carrier.
+    """
+    import torch
+
+    if old is None:
+        return advantage * logp, {}
+    log_ratio = logp - old
+    ratio = torch.exp(log_ratio)
+    objective = torch.minimum(ratio * advantage, ratio.clamp(1 - clip, 1 + clip) * advantage)
+    detached = log_ratio.detach()
+    gap = {
+        "gap": float(detached.abs().sum()),
+        "kl": float((torch.exp(-detached) - 1 + detached).sum()),
+        "clipped": float(((ratio.detach() < 1 - clip) | (ratio.detach() > 1 + clip)).sum()),
+        "tokens": float(detached.numel()),
+    }
+    return objective, gap
 
 
 class PolicyUpdate:
@@ -46,64 +104,73 @@ class PolicyUpdate:
         model: a Hugging Face causal LM (trainable parameters as set by the caller).
         tokenizer: its tokenizer with a tool-calling chat template.
         lr: learning rate.
-        max_tokens: rollouts rendered longer than this are left out of the step.
+        max_tokens: sequences longer than this are left out of the step.
         max_grad_norm: gradient-norm clip.
+        clip_ratio: ε of the clipped objective.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, lr: float, max_tokens: int, max_grad_norm: float = 1.0) -> None:
+    def __init__(self, model: Any, tokenizer: Any, *, lr: float, max_tokens: int, max_grad_norm: float = 1.0, clip_ratio: float = 0.2) -> None:
         import torch
 
         self.model = model
         self.tokenizer = tokenizer
         self.max_tokens = max_tokens
         self.max_grad_norm = max_grad_norm
+        self.clip_ratio = clip_ratio
         self.parameters = [p for p in model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(self.parameters, lr=lr, weight_decay=0.0)
 
-    def _samples(self, groups: Sequence[RolloutGroup]) -> tuple[list[_Sample], int]:
-        samples, too_long = [], 0
+    def samples(self, groups: Sequence[RolloutGroup]) -> tuple[list[Sample], int, int]:
+        """(training sequences, sequences too long, rollouts re-rendered) of `groups`."""
+        samples, too_long, rerendered = [], 0, 0
         for group in groups:
             for rollout, advantage in zip(group.rollouts, group.advantages(), strict=True):
                 if advantage == 0.0:
                     continue
-                chat = rollout.trajectory.to_openai()
-                encoded = tokenize_conversation(self.tokenizer, chat["messages"], chat["tools"])
-                ids, mask = encoded["input_ids"], encoded["assistant_masks"]
-                if len(ids) > self.max_tokens:
-                    too_long += 1
-                elif any(mask[1:]):
-                    samples.append(_Sample(ids=ids, targets=[bool(m) for m in mask[1:]], advantage=advantage))
-        return samples, too_long
+                made, sampled = rollout_samples(rollout, advantage, self.tokenizer)
+                rerendered += not sampled
+                for sample in made:
+                    if len(sample.ids) > self.max_tokens:
+                        too_long += 1
+                    else:
+                        samples.append(sample)
+        return samples, too_long, rerendered
 
     def step(self, groups: Sequence[RolloutGroup]) -> UpdateStats:
         """One optimizer step on `groups` (blocking: run it off the event loop)."""
         import torch
 
         started = time.monotonic()
-        samples, too_long = self._samples(groups)
+        samples, too_long, rerendered = self.samples(groups)
         tokens = sum(sum(s.targets) for s in samples)
         if not samples:
-            return UpdateStats(loss=0.0, samples=0, tokens=0, too_long=too_long, wall_s=time.monotonic() - started)
+            return UpdateStats(loss=0.0, samples=0, tokens=0, too_long=too_long, rerendered=rerendered, wall_s=time.monotonic() - started)
         self.model.train()
         head = self.model.get_output_embeddings()
-        total = 0.0
+        total, gap = 0.0, {"gap": 0.0, "kl": 0.0, "clipped": 0.0, "tokens": 0.0}
         for sample in samples:
             ids = torch.tensor([sample.ids])
             hidden = self.model.base_model(input_ids=ids).last_hidden_state[0, :-1]
             where = torch.tensor(sample.targets)
-            # The LM head only at the assistant's positions: the vocabulary projection of every
+            # The LM head only at the policy's positions: the vocabulary projection of every
             # prompt token would cost more than the layers that are trained.
             logits = head(hidden[where]).float()
             chosen = ids[0, 1:][where]
             logp = torch.log_softmax(logits, dim=-1).gather(1, chosen[:, None]).squeeze(1)
-            loss = -(sample.advantage * logp).sum() / tokens
+            old = torch.tensor(sample.old_logprobs, dtype=logp.dtype) if sample.old_logprobs is not None else None
+            objective, measured = clipped_objective(logp, old, sample.advantage, self.clip_ratio)
+            loss = -objective.sum() / tokens
             loss.backward()
             total += float(loss.detach())
+            for key, value in measured.items():
+                gap[key] += value
         grad_norm = float(torch.nn.utils.clip_grad_norm_(self.parameters, self.max_grad_norm))
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.model.eval()
+        n = gap["tokens"] or math.inf
         return UpdateStats(
-            loss=total, samples=len(samples), tokens=tokens, too_long=too_long, grad_norm=grad_norm,
+            loss=total, samples=len(samples), tokens=tokens, too_long=too_long, rerendered=rerendered,
+            logprob_gap=gap["gap"] / n, kl=gap["kl"] / n, clip_fraction=gap["clipped"] / n, grad_norm=grad_norm,
             wall_s=time.monotonic() - started,
-        )
+        )  # fmt: skip

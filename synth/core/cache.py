@@ -44,8 +44,9 @@ def cache_key(
 def _settings_material(settings: SamplingSettings | None) -> dict[str, Any] | None:
     if settings is None:
         return None
-    # An unconstrained request keys as it did before output schemas existed: caches stay valid.
-    return settings.model_dump(mode="json", exclude={"output_schema"} if settings.output_schema is None else None)
+    # Fields added later are left out while unset, so a request keys as it did before they existed: caches stay valid.
+    unset = {name for name in ("output_schema", "return_tokens") if getattr(settings, name) is None}
+    return settings.model_dump(mode="json", exclude=unset or None)
 
 
 class LLMCache:

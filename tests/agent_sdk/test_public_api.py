@@ -15,7 +15,7 @@ CORE = {
     "is_local_target", "local_model_path", "model_from_target", "serve_model",
     "EMBEDDED_MODELS", "STUDENT", "TEACHER", "EmbeddedModel",
     "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource", "WrapperTools",
-    "env_servers", "ModelProfile", "WrapperModel", "merge_settings",
+    "env_servers", "ModelProfile", "WrapperModel", "merge_settings", "SampledTokens",
     "ForbiddenRequestError", "FunctionModel", "ModelRequest", "RequestGuard",
     "JsonlContent", "JsonlError", "JsonlProblem", "JsonlRow", "OnProblem", "format_validation_error", "read_jsonl",
 }  # fmt: skip

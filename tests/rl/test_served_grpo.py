@@ -101,3 +101,54 @@ async def test_a_policy_that_is_not_a_model_directory_is_named(envs_dir, tmp_pat
     prepare(envs_dir, data, val_fraction=0.25)
     with pytest.raises(TrainingSetupError, match="not a Hugging Face model directory"):
         await train_served_grpo(ServedRecipe(data_dir=data, envs_dir=envs_dir, output_dir=tmp_path / "run", model=str(tmp_path)))
+
+
+def test_the_clipped_objective_on_a_hand_computed_case():
+    import torch
+
+    from rl.served._update import clipped_objective
+
+    logp, old = torch.log(torch.tensor([0.5, 0.9])), torch.log(torch.tensor([0.25, 0.9]))
+    objective, gap = clipped_objective(logp, old, 1.0, 0.2)
+    assert objective.tolist() == pytest.approx([1.2, 1.0]), "ratio 2 is clipped to 1.2 for a positive advantage"
+    objective, _ = clipped_objective(logp, old, -1.0, 0.2)
+    assert objective.tolist() == pytest.approx([-2.0, -1.0]), "and not for a negative one (the pessimistic bound)"
+    assert gap["gap"] == pytest.approx(math.log(2)) and gap["clipped"] == 1 and gap["tokens"] == 2
+    assert gap["kl"] == pytest.approx(0.5 - 1 + math.log(2), rel=1e-5), "k3 estimate exp(-d) - 1 + d"
+    assert clipped_objective(logp, None, 0.5, 0.2)[0].tolist() == pytest.approx((0.5 * logp).tolist())
+
+
+@pytest.mark.anyio
+async def test_a_step_trains_on_exactly_the_ids_the_sampler_produced(envs, policy_dir):
+    from agent_sdk import LocalChatModel
+    from mcp_servers import serve_arena
+    from rl._models import load_model
+    from rl.datasets import build_tasks
+    from rl.served._rollouts import RolloutSettings, play_group
+
+    task = build_tasks(envs[:1])[0]
+    sampler = LocalChatModel(str(policy_dir))
+    async with serve_arena(envs[:1]) as arena:
+        group = await play_group(sampler, arena.base_url, task, 2, RolloutSettings(max_turns=2, max_tokens=24))
+    steps = [s for r in group.rollouts for s in r.trajectory.steps]
+    assert steps and all(s.tokens is not None and len(s.tokens.logprobs) == len(s.tokens.completion_ids) > 0 for s in steps)
+    # give the two rollouts different rewards, so both carry an advantage
+    for rollout, reward in zip(group.rollouts, (1.0, 0.0), strict=True):
+        rollout.reward = rollout.reward.model_copy(update={"reward": reward})
+    model, tokenizer = load_model(str(policy_dir))
+    update = PolicyUpdate(model, tokenizer, lr=1e-3, max_tokens=8192)
+    samples, _, rerendered = update.samples([group])
+    assert rerendered == 0
+    assert [s.ids for s in samples] == [[*s.tokens.prompt_ids, *s.tokens.completion_ids] for s in steps], "trained ids = sampled ids"
+    assert all(sum(s.targets) == len(s.old_logprobs) for s in samples)
+    before = [p.detach().clone() for p in update.parameters]
+    stats = update.step([group])
+    assert stats.samples == len(steps) and stats.rerendered == 0
+    assert stats.logprob_gap < 0.05, "the sampler is these weights, in the same precision: ratio ~1"
+    assert any(not torch_equal(a, b) for a, b in zip(before, update.parameters, strict=True)), "the weights changed"
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return bool(torch.equal(a, b.detach()))

@@ -11,6 +11,7 @@ from astra_cli import demo as _demo  # noqa: F401
 from astra_cli import env as _env  # noqa: F401
 from astra_cli import env_synth as _env_synth  # noqa: F401
 from astra_cli import env_verify as _env_verify  # noqa: F401
+from astra_cli import env_audit as _env_audit  # noqa: F401
 from astra_cli import loop as _loop  # noqa: F401
 from astra_cli import judge as _judge  # noqa: F401
 from astra_cli import model as _model  # noqa: F401

@@ -40,7 +40,7 @@ from mcp_servers._spec import (
     load_envs,
 )
 from mcp_servers._verify import EnvReport, VerifyReport, expand_env_paths, verify_env, verify_paths
-from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, normalize_answer
+from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, generic_answer_reason, normalize_answer
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
@@ -78,6 +78,7 @@ __all__ = [
     "ToolSpec",
     "VerifyReport",
     "answer_in_output",
+    "generic_answer_reason",
     "build_env_server",
     "canonical_json",
     "compute_env_id",

@@ -3,11 +3,13 @@
 Stages (each an LLM step with pydantic-validated output that fails closed): decompose,
 leak audit, tool necessity, five checks, tool synthesis (validated in the sandbox), merge,
 assemble + `verify` + the meaning checks. Only environments that pass `verify` and every
-meaning check are written to `DIR/envs/`.
+meaning check are written to `DIR/envs/`. `audit_corpus` checks a finished corpus item by item
+against the development set and the benchmarks.
 """
 
 from synth.env.config import STAGES, SynthConfig, Thresholds
 from synth.env._meaning import MEANING_CODES, MeaningFinding, meaning_findings
+from synth.env.corpus_audit import AuditFinding, CorpusAudit, apply_audit, audit_corpus
 from synth.env.importer import Defect, ImportRecord, import_envs
 from synth.env.pipeline import SynthResult, load_seeds, synthesize_envs
 from synth.env.records import EnvRecord, Failure, Judgement, Sample, Seed, SubQuestion, SynthTool
@@ -16,6 +18,8 @@ from synth.env.report import render_report
 __all__ = [
     "MEANING_CODES",
     "STAGES",
+    "AuditFinding",
+    "CorpusAudit",
     "Defect",
     "EnvRecord",
     "Failure",
@@ -29,6 +33,8 @@ __all__ = [
     "SynthResult",
     "SynthTool",
     "Thresholds",
+    "apply_audit",
+    "audit_corpus",
     "import_envs",
     "load_seeds",
     "meaning_findings",

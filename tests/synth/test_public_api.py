@@ -18,7 +18,7 @@ EXPECTED = {
     synth.env: {
         "Defect", "EnvRecord", "Failure", "ImportRecord", "Judgement", "STAGES", "Sample", "Seed", "SubQuestion",
         "SynthConfig", "SynthResult", "SynthTool", "Thresholds", "import_envs", "load_seeds", "render_report", "synthesize_envs",
-        "MEANING_CODES", "MeaningFinding", "meaning_findings",
+        "MEANING_CODES", "MeaningFinding", "meaning_findings", "AuditFinding", "CorpusAudit", "apply_audit", "audit_corpus",
     },
     synth.exceptions: {"CodeProblem", "LeakAuditUnavailable", "RowError", "SchemaConversionError", "StoreCorrupt", "SynthError"},
 }  # fmt: skip

@@ -177,9 +177,8 @@ async def test_no_grpo_steps_hands_the_cold_start_model_to_the_evaluation(tmp_pa
     assert not (config.out / "rl_data").exists()
 
 
-async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
-    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
-    await run_loop(config, until="audit")
+def _trained_without_model(config: LoopConfig):
+    """Mark the training stages done with no model directory; models that open answer without a call, and record their targets."""
     book = StageBook(config.out)
     for name in ("cold_start", "grpo"):
         book.finish(StageRecord(name=name, finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": None}))
@@ -189,6 +188,14 @@ async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_e
     async def policies(target: str, **options: object):
         opened.append(target)
         yield FunctionModel(lambda messages, tools, settings: "No idea.")
+
+    return book, opened, policies
+
+
+async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs)
+    await run_loop(config, until="audit")
+    book, opened, policies = _trained_without_model(config)
 
     with pytest.raises(StageError, match="GRPO left no Hugging Face model directory .*--trained-model"):
         await run_loop(config, models=policies)
@@ -201,15 +208,7 @@ async def test_a_killed_evaluation_keeps_the_base_scores(tmp_path: Path, train_e
 async def test_an_evaluation_of_another_model_or_protocol_is_played_again(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], eval_envs=eval_envs, trained_model="http://127.0.0.1:9/v1")
     await run_loop(config, until="audit")
-    book = StageBook(config.out)
-    for name in ("cold_start", "grpo"):
-        book.finish(StageRecord(name=name, finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0, summary={"model_dir": None}))
-    opened: list[str] = []
-
-    @asynccontextmanager
-    async def policies(target: str, **options: object):
-        opened.append(target)
-        yield FunctionModel(lambda messages, tools, settings: "No idea.")
+    book, opened, policies = _trained_without_model(config)
 
     await run_loop(config, models=policies)
     stale = EvalResult.model_validate_json((config.out / "eval" / "base.json").read_bytes())

@@ -18,6 +18,7 @@ import dataclasses
 import random
 import re
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -136,48 +137,64 @@ _AUGMENT = {
     "persona": "Rewrite the request as this person would ask it, in their voice and circumstances: {persona}",
 }
 
-_SCORE = """A user sends this request to an assistant that has only the tools of "{name}":
+_SCORE = """A user sends this request to an assistant whose only tools are those of "{name}":
 {tools}
 
 Request: {question}
-Tools it is meant to need: {target}
 
-Answer each with {words}:
-- clear: is the request clear and specific, with the details the tool calls need?
-- realistic: would a real person send it?
-- on_server: can these tools do everything the request asks?
-- needs_tool: does answering need data or actions only these tools have (not common knowledge, not arithmetic on numbers the user gave)?
-reason (first): one sentence.
+Answer:
+- reason (first): one sentence: what the user wants done, and which tool of the list (if any) does it;
+- first_tool: the tool the assistant must call first to do it, or "none" when no tool of the list can do what is asked;
+- answer_without_tools: "yes" when the assistant can answer fully from the request itself and common knowledge (no lookup, no booking), else "no";
+- clear: is the request clear and specific, with the details the tool calls need? ({words});
+- realistic: would a real person send it? ({words}).
 {format}"""
 
-_SCORE_FIELDS = ("clear", "realistic", "on_server", "needs_tool")
+SCORE_EXAMPLE = PromptExample(
+    {"reason": "<one sentence>", "first_tool": "none", "answer_without_tools": "yes", "clear": "no", "realistic": "no"}
+)
+"""The scoring format: no tool, no need of one, "no" everywhere: below every threshold."""
 
-SCORE_EXAMPLE = PromptExample({"reason": "<one sentence>", **dict.fromkeys(_SCORE_FIELDS, "no")})
-"""The scoring format: "no" everywhere, below every threshold."""
 
-SCORE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 300}, **dict.fromkeys(_SCORE_FIELDS, verdict_schema())},
-    "required": ["reason", *_SCORE_FIELDS],
-    "additionalProperties": False,
-}
+def score_schema(tool_names: Sequence[str]) -> dict[str, Any]:
+    """The scorer's reply: `first_tool` one of `tool_names` or "none"."""
+    return {
+        "type": "object",
+        "properties": {
+            "reason": {"type": "string", "minLength": 1, "maxLength": 300},
+            "first_tool": {"type": "string", "enum": [*sorted(tool_names), "none"]},
+            "answer_without_tools": {"type": "string", "enum": ["yes", "no"]},
+            "clear": verdict_schema(),
+            "realistic": verdict_schema(),
+        },
+        "required": ["reason", "first_tool", "answer_without_tools", "clear", "realistic"],
+        "additionalProperties": False,
+    }
+
 
 _POINTS = {"yes": 5, "mostly": 4, "partly": 2, "no": 1}
 """A verdict as a 1-5 task score: "mostly" keeps a task (threshold 3), "partly" does not."""
 
+Verdict = Literal["yes", "mostly", "partly", "no"]
+
 
 class _ScoreReply(BaseModel):
     reason: str = ""
-    clear: Literal["yes", "mostly", "partly", "no"]
-    realistic: Literal["yes", "mostly", "partly", "no"]
-    on_server: Literal["yes", "mostly", "partly", "no"]
-    needs_tool: Literal["yes", "mostly", "partly", "no"]
+    first_tool: str
+    answer_without_tools: Literal["yes", "no"]
+    clear: Verdict
+    realistic: Verdict
 
     def scores(self) -> TaskScores:
-        """Tool necessity is the lower of "the tools can do it" and "it needs them": off-server and trivial both fail it."""
+        """Tool necessity holds when a tool of the server does it and the request cannot be answered without one.
+
+        Asked to rate necessity on a scale, the teacher wrote the same verdicts for a task and its
+        off-server or trivial twin (10 of 10 pairs tied); naming the first tool is a choice it makes.
+        """
+        needed = self.first_tool != "none" and self.answer_without_tools == "no"
         return TaskScores(
-            question_quality=_POINTS[self.clear], scenario_realism=_POINTS[self.realistic],
-            tool_necessity=min(_POINTS[self.on_server], _POINTS[self.needs_tool]), reason=self.reason,
+            question_quality=_POINTS[self.clear], scenario_realism=_POINTS[self.realistic], tool_necessity=5 if needed else 1,
+            reason=self.reason,
         )  # fmt: skip
 
 
@@ -339,12 +356,12 @@ def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
 
 
 async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_tokens: int = 300) -> StructuredResult[TaskScores]:
-    """Score `task` on word verdicts (`VERDICTS`); a failed score is a `StructuredResult` with no value (the task is then rejected)."""
+    """Score `task`: the first tool it needs (or none), whether it is answerable without tools, and two word verdicts; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
     prompt = _SCORE.format(
-        name=server.name, tools=tool_lines(server), question=task.question, target=", ".join(task.target_tools),
-        words=VERDICT_WORDS, format=SCORE_EXAMPLE.format_lines(model),
+        name=server.name, tools=tool_lines(server), question=task.question, words=VERDICT_WORDS, format=SCORE_EXAMPLE.format_lines(model),
     )  # fmt: skip
-    guard = ReplyCheck(SCORE_EXAMPLE)
-    result = await guard.ask(model, prompt, _ScoreReply, settings=_settings(max_tokens, temperature=0.0), schema=SCORE_SCHEMA)
+    names = [t.name for t in server.tools]
+    guard = ReplyCheck(SCORE_EXAMPLE, check=lambda v: None if v.first_tool in [*names, "none"] else f"first_tool must be one of {names} or none")
+    result = await guard.ask(model, prompt, _ScoreReply, settings=_settings(max_tokens, temperature=0.0), schema=score_schema(names))
     scores = result.value.scores() if result.value is not None else None
     return dataclasses.replace(result, value=scores)  # type: ignore[arg-type]

@@ -57,7 +57,8 @@ def seeing_judge(messages, tools, settings):
         return json.dumps({"reason": "checked", "verdict": "no" if bad else "yes"})
     if "A user sends this request" in prompt:
         s = "no" if bad else "yes"
-        return json.dumps({"reason": "scored", "clear": s, "realistic": s, "on_server": s, "needs_tool": s})
+        tool = "none" if bad else re.search(r"^- (\w+)\(", prompt, re.MULTILINE).group(1)
+        return json.dumps({"reason": "scored", "first_tool": tool, "answer_without_tools": "yes" if bad else "no", "clear": s, "realistic": s})
     steps = int(re.search(r"\((\d+) tool steps\)", prompt).group(1))
     s = "partly" if bad else "yes"
     return json.dumps({"reason": "judged", "query_understanding": s, "query_planning": s, "tool_response_understanding": [s] * steps,

@@ -29,7 +29,7 @@ def pipeline_schemas() -> dict[str, dict]:
         "sft_questions": _tasks.questions_schema(3),
         "sft_server_tasks": _tasks.server_tasks_schema(["a", "b", "c"], 3, 2),
         "sft_rewrite": _tasks.REWRITE_SCHEMA,
-        "sft_score": _tasks.SCORE_SCHEMA,
+        "sft_score": _tasks.score_schema(["search_flights", "book_flight"]),
         "sft_judge": _judge.judge_schema(3),
         "sft_vote": _verify.VOTE_SCHEMA,
         "sft_proposals": _graph.proposals_schema(["a", "b"], 2),

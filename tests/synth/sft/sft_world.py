@@ -66,7 +66,8 @@ def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
         original = first.split("\n", 1)[0].removeprefix("Original request: ")
         return json.dumps({"question": f"{original} (rewritten: I also need it before noon)"})
     if "A user sends this request" in first:
-        return json.dumps({"reason": "clear", "clear": "mostly", "realistic": "mostly", "on_server": "yes", "needs_tool": "yes"})
+        first = re.search(r"^- (\w+)\(", first, re.MULTILINE).group(1)
+        return json.dumps({"reason": "clear", "first_tool": first, "answer_without_tools": "no", "clear": "mostly", "realistic": "mostly"})
     if "You check the work of an AI assistant" in first:
         steps = int(re.search(r"\((\d+) tool steps\)", first).group(1))
         return json.dumps(

@@ -56,12 +56,14 @@ async def test_augmentation_and_scores() -> None:
     rewritten, _ = await augment(model, base, "persona", persona=persona)
     assert rewritten.parent == base.id and rewritten.augmentation == "persona" and rewritten.target_tools == base.target_tools
     assert persona in model.requests[0].messages[-1].content
-    reply = {"reason": "clear", "clear": "yes", "realistic": "mostly", "on_server": "yes", "needs_tool": "partly"}
+    reply = {"reason": "clear", "first_tool": "search_flights", "answer_without_tools": "no", "clear": "yes", "realistic": "mostly"}
     scores = await score_task(FunctionModel.from_replies(json.dumps(reply)), TRAVEL, rewritten)
-    assert (scores.value.question_quality, scores.value.scenario_realism, scores.value.tool_necessity) == (5, 4, 2)
-    assert TaskThresholds().failures(scores.value) == ["tool_necessity"]
-    off_server = await score_task(FunctionModel.from_replies(json.dumps(reply | {"on_server": "no", "needs_tool": "yes"})), TRAVEL, rewritten)
-    assert off_server.value.tool_necessity == 1, "a task these tools cannot do needs no tool of theirs"
+    assert (scores.value.question_quality, scores.value.scenario_realism, scores.value.tool_necessity) == (5, 4, 5)
+    for change in ({"first_tool": "none"}, {"answer_without_tools": "yes"}):
+        failed = await score_task(FunctionModel.from_replies(json.dumps(reply | change)), TRAVEL, rewritten)
+        assert TaskThresholds().failures(failed.value) == ["tool_necessity"], "off the server or trivial: no tool of it is needed"
+    unknown = await score_task(FunctionModel.from_replies(*[json.dumps(reply | {"first_tool": "rent_car"})] * 3), TRAVEL, rewritten)
+    assert unknown.value is None and "first_tool must be one of" in unknown.detail
     assert TaskThresholds().failures(TaskScores(question_quality=3, scenario_realism=3, tool_necessity=3)) == []
     garbage = await score_task(FunctionModel.from_replies("great question", "10/10", "yes"), TRAVEL, rewritten)
     assert garbage.value is None and garbage.reason_code == "no_json", "an unparseable score rejects, never passes"

@@ -8,7 +8,9 @@ flaw, and a judge that fails closed scores 0). Judges:
 
 - `sft_trajectory`: the seven-dimension trajectory judge (`synth.sft.judge_trajectory`);
 - `task`: the task scorer of SFT synthesis (mean of its three 1-5 scores);
-- `decomposition`: env synthesis' checks stage (mean of its five verdicts), on every pair;
+- `decomposition`: what env synthesis decides of a decomposition: its trace rules first (a trace
+  they reject scores 0, as the pipeline rejects it at decompose), then the mean of the five
+  judged verdicts, on every pair;
 - `dependency`, `atomicity`, `completeness`, `coherence`: one check each, on the pairs whose
   planted flaw it exists to catch (smaller questions, each measured alone).
 """
@@ -24,9 +26,9 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import read_jsonl
-from synth.env._judge import CHECKS, judge_check, scenario_of
+from synth.env._judge import CHECKS, _trace_problem, judge_check, scenario_of
 from synth.env.config import SynthConfig
-from synth.env.records import CheckName, Failure, Sample, Seed, SubQuestion
+from synth.env.records import CheckName, Decomposition, Failure, Sample, Seed, SubQuestion
 from synth.sft import ServerDoc, ServerSource, SynthTask, ToolDoc, judge_trajectory
 from synth.sft._tasks import score_task
 
@@ -140,8 +142,13 @@ async def _score(model: Any, judge: str, pair: CalibrationPair, item: Any) -> fl
         return await _trajectory_score(model, pair, item)
     if judge == "task":
         return await _task_score(model, pair, item)
-    checks: Sequence[CheckName] = CHECKS if judge == "decomposition" else (judge,)  # type: ignore[assignment]
-    return await _checks_score(model, checks, item, pair)
+    if judge != "decomposition":
+        return await _checks_score(model, (judge,), item, pair)  # type: ignore[arg-type]
+    sample = _sample(pair, item)
+    trace = Decomposition(main_question=item["main_question"], final_answer=item["final_answer"], sub_questions=sample.sub_questions)
+    if _trace_problem(trace, sample.seed) is not None:
+        return 0.0
+    return await _checks_score(model, CHECKS, item, pair)
 
 
 async def calibrate(

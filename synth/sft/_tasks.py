@@ -145,13 +145,13 @@ Request: {question}
 Answer:
 - reason (first): one sentence: what the user wants done, and which tool of the list (if any) does it;
 - first_tool: the tool the assistant must call first to do it, or "none" when no tool of the list can do what is asked;
-- answer_without_tools: "yes" when the assistant can answer fully from the request itself and common knowledge (no lookup, no booking), else "no";
+- needs_tools: "yes" when answering needs a lookup or an action through a tool, "no" when the request itself and common knowledge suffice;
 - clear: is the request clear and specific, with the details the tool calls need? ({words});
 - realistic: would a real person send it? ({words}).
 {format}"""
 
 SCORE_EXAMPLE = PromptExample(
-    {"reason": "<one sentence>", "first_tool": "none", "answer_without_tools": "yes", "clear": "no", "realistic": "no"}
+    {"reason": "<one sentence>", "first_tool": "none", "needs_tools": "no", "clear": "no", "realistic": "no"}
 )
 """The scoring format: no tool, no need of one, "no" everywhere: below every threshold."""
 
@@ -163,11 +163,11 @@ def score_schema(tool_names: Sequence[str]) -> dict[str, Any]:
         "properties": {
             "reason": {"type": "string", "minLength": 1, "maxLength": 300},
             "first_tool": {"type": "string", "enum": [*sorted(tool_names), "none"]},
-            "answer_without_tools": {"type": "string", "enum": ["yes", "no"]},
+            "needs_tools": {"type": "string", "enum": ["yes", "no"]},
             "clear": verdict_schema(),
             "realistic": verdict_schema(),
         },
-        "required": ["reason", "first_tool", "answer_without_tools", "clear", "realistic"],
+        "required": ["reason", "first_tool", "needs_tools", "clear", "realistic"],
         "additionalProperties": False,
     }
 
@@ -181,7 +181,7 @@ Verdict = Literal["yes", "mostly", "partly", "no"]
 class _ScoreReply(BaseModel):
     reason: str = ""
     first_tool: str
-    answer_without_tools: Literal["yes", "no"]
+    needs_tools: Literal["yes", "no"]
     clear: Verdict
     realistic: Verdict
 
@@ -191,7 +191,7 @@ class _ScoreReply(BaseModel):
         Asked to rate necessity on a scale, the teacher wrote the same verdicts for a task and its
         off-server or trivial twin (10 of 10 pairs tied); naming the first tool is a choice it makes.
         """
-        needed = self.first_tool != "none" and self.answer_without_tools == "no"
+        needed = self.first_tool != "none" and self.needs_tools == "yes"
         return TaskScores(
             question_quality=_POINTS[self.clear], scenario_realism=_POINTS[self.realistic], tool_necessity=5 if needed else 1,
             reason=self.reason,
@@ -356,7 +356,7 @@ def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
 
 
 async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_tokens: int = 300) -> StructuredResult[TaskScores]:
-    """Score `task`: the first tool it needs (or none), whether it is answerable without tools, and two word verdicts; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
+    """Score `task`: the first tool it needs (or none), whether it needs tools at all, and two word verdicts; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
     prompt = _SCORE.format(
         name=server.name, tools=tool_lines(server), question=task.question, words=VERDICT_WORDS, format=SCORE_EXAMPLE.format_lines(model),
     )  # fmt: skip

@@ -58,7 +58,7 @@ def seeing_judge(messages, tools, settings):
     if "A user sends this request" in prompt:
         s = "no" if bad else "yes"
         tool = "none" if bad else re.search(r"^- (\w+)\(", prompt, re.MULTILINE).group(1)
-        return json.dumps({"reason": "scored", "first_tool": tool, "answer_without_tools": "yes" if bad else "no", "clear": s, "realistic": s})
+        return json.dumps({"reason": "scored", "first_tool": tool, "needs_tools": "no" if bad else "yes", "clear": s, "realistic": s})
     steps = int(re.search(r"\((\d+) tool steps\)", prompt).group(1))
     s = "partly" if bad else "yes"
     return json.dumps({"reason": "judged", "query_understanding": s, "query_planning": s, "tool_response_understanding": [s] * steps,
@@ -86,6 +86,10 @@ async def test_a_judge_that_scores_alike_or_fails_ranks_nothing(tmp_path):
 
     (flat,) = await calibrate(FunctionModel(alike), root, judges=["task"])
     assert (flat.accuracy, flat.ties, flat.spread) == (0.0, 2, 0.0)
+    (ruled,) = await calibrate(FunctionModel(alike), root, judges=["decomposition"])
+    assert ruled.by_kind == {"describes_answer": 1.0, "incoherent": 1.0, "non_atomic": 1.0, "wrong_dependency": 0.0}, (
+        "the trace rules reject three planted twins before any judge is asked; a wrong dependency needs the judge"
+    )
     (broken,) = await calibrate(FunctionModel(lambda *_: "no idea"), root, judges=["atomicity"])
     assert broken.accuracy == 0.0 and broken.unscored == 2 and broken.good_mean == 0.0
 

@@ -67,7 +67,7 @@ def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
         return json.dumps({"question": f"{original} (rewritten: I also need it before noon)"})
     if "A user sends this request" in first:
         first = re.search(r"^- (\w+)\(", first, re.MULTILINE).group(1)
-        return json.dumps({"reason": "clear", "first_tool": first, "answer_without_tools": "no", "clear": "mostly", "realistic": "mostly"})
+        return json.dumps({"reason": "clear", "first_tool": first, "needs_tools": "yes", "clear": "mostly", "realistic": "mostly"})
     if "You check the work of an AI assistant" in first:
         steps = int(re.search(r"\((\d+) tool steps\)", first).group(1))
         return json.dumps(

@@ -28,7 +28,6 @@ def audit(
     from agent_sdk import JsonlError, read_jsonl
     from mcp_servers import McpServersError, load_envs
     from synth.env import apply_audit, audit_corpus
-    from synth.env._leak import default_benchmark_files, load_embedder
 
     if not envs_dir.is_dir():
         raise fail(f"{envs_dir}: no such directory")
@@ -42,14 +41,13 @@ def audit(
     except (McpServersError, JsonlError) as exc:
         typer.secho(str(exc), err=True, fg="red")
         raise typer.Exit(2) from exc
-    files = benchmark if benchmark is not None else default_benchmark_files()
-    result = anyio.run(lambda: audit_corpus(envs, rows, reference_envs=references, benchmark_files=files, embedder=load_embedder(), threshold=threshold))
+    result = anyio.run(lambda: audit_corpus(envs, rows, reference_envs=references, benchmark_files=benchmark, threshold=threshold))
     for f in result.findings:
         typer.echo(f"{f.item}: {f.kind}: {f.text[:100]!r} ~ {f.matched[:100]!r} ({f.reference}, {f.score:.3f})", err=True)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items())) or "none"
     typer.echo(
-        f"audited {result.envs} environments and {result.sft_rows} SFT rows against {len(references)} environments and "
-        f"{len(files)} benchmark files: findings {counts}; left out {len(result.left_out_envs)} environments, {len(result.left_out_sft)} SFT rows"
+        f"audited {result.envs} environments and {result.sft_rows} SFT rows against {result.references} environments and "
+        f"{len(result.benchmarks)} benchmark files: findings {counts}; left out {len(result.left_out_envs)} environments, {len(result.left_out_sft)} SFT rows"
     )
     if apply:
         typer.echo(f"audit: {apply_audit(result, envs_dir, sft)}")

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from mcp_servers import Environment, generic_answer_reason, normalize_answer
-from synth.env._leak import LeakAuditor, _encode, benchmark_questions
+from synth.env._leak import LeakAuditor, _encode, benchmark_questions, default_benchmark_files, load_embedder
 
 __all__ = ["AuditFinding", "CorpusAudit", "apply_audit", "audit_corpus"]
 
@@ -53,6 +53,8 @@ class CorpusAudit(BaseModel):
     envs: int
     sft_rows: int
     threshold: float
+    references: int = Field(default=0, description="Reference environments checked against.")
+    benchmarks: list[str] = Field(default_factory=list, description="Benchmark question files checked against.")
     findings: list[AuditFinding] = Field(default_factory=list)
     left_out_envs: list[str] = Field(default_factory=list, description="Directory names of environments with a finding.")
     left_out_sft: list[int] = Field(default_factory=list, description="Indices of SFT rows with a finding.")
@@ -86,8 +88,8 @@ async def audit_corpus(
     sft_rows: Sequence[dict[str, Any]],
     *,
     reference_envs: Sequence[Environment],
-    benchmark_files: Sequence[Path] = (),
-    embedder: Any,
+    benchmark_files: Sequence[Path] | None = None,
+    embedder: Any = None,
     threshold: float = 0.9,
 ) -> CorpusAudit:
     """Check every item of a corpus against `reference_envs` and the questions of `benchmark_files`.
@@ -96,10 +98,12 @@ async def audit_corpus(
         envs: the corpus environments.
         sft_rows: the corpus SFT rows (OpenAI chat rows).
         reference_envs: environments the corpus must not contain (the development set).
-        benchmark_files: benchmark question files (`synth.env._leak.default_benchmark_files`).
-        embedder: a sentence-transformers model (all-MiniLM-L6-v2).
+        benchmark_files: benchmark question files (default: every one installed, WebTailBench, BFCL, tau2, ACEBench).
+        embedder: a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
         threshold: cosine at or above which two questions are one.
     """
+    benchmark_files = default_benchmark_files() if benchmark_files is None else list(benchmark_files)
+    embedder = embedder if embedder is not None else load_embedder()
     texts: list[str] = []
     sources: list[str] = []
     for ref in reference_envs:
@@ -145,7 +149,8 @@ async def audit_corpus(
         await question("sft_task", f"sft:{index}", _sft_task(row))
     flagged = {f.item for f in findings}
     return CorpusAudit(
-        envs=len(envs), sft_rows=len(sft_rows), threshold=threshold, findings=findings,
+        envs=len(envs), sft_rows=len(sft_rows), threshold=threshold, references=len(reference_envs),
+        benchmarks=[str(p) for p in benchmark_files], findings=findings,
         left_out_envs=sorted(env.path.name for env in envs if env.path.name in flagged),
         left_out_sft=[i for i in range(len(sft_rows)) if f"sft:{i}" in flagged],
     )  # fmt: skip

@@ -23,7 +23,7 @@ def _with(env, path: Path, **spec):
 async def test_each_planted_leak_is_found_with_its_kind_and_clean_items_pass(embedder, tmp_path):
     references = load_envs(EXAMPLES / "envs")
     clean = load_envs(EXAMPLES / "train_envs")
-    audit = await audit_corpus(clean, [], reference_envs=references, embedder=embedder)
+    audit = await audit_corpus(clean, [], reference_envs=references, benchmark_files=[], embedder=embedder)
     assert audit.findings == [], "the authored training set shares nothing with the development set"
 
     ref = load_env(EXAMPLES / "envs" / "flight_gate")
@@ -39,7 +39,7 @@ async def test_each_planted_leak_is_found_with_its_kind_and_clean_items_pass(emb
     planted.append(_with(base, tmp_path / "entity", subtasks=[entity, *base.spec.subtasks[1:]]))
     sft = [{"messages": [{"role": "user", "content": ref.spec.task.question}, {"role": "assistant", "content": "A52"}]},
            {"messages": [{"role": "user", "content": "Book a table for two at 19:00 tonight."}, {"role": "assistant", "content": "Done."}]}]  # fmt: skip
-    audit = await audit_corpus([*planted, *clean[1:]], sft, reference_envs=references, embedder=embedder)
+    audit = await audit_corpus([*planted, *clean[1:]], sft, reference_envs=references, benchmark_files=[], embedder=embedder)
     kinds = {(f.item, f.kind) for f in audit.findings}
     assert {("copied", "env_id"), ("copied", "question"), ("copied", "sub_question"), ("copied", "tool"), ("copied", "answer")} <= kinds
     assert ("paraphrased", "question") in kinds, kinds

@@ -173,7 +173,7 @@ _WEIGHTS = ("*.safetensors", "*.bin", "*.gguf", "*.pt")
 
 def model_fingerprint(target: str) -> str:
     """What `target` is, exactly: an embedded model's pinned GGUF hash, the sha256 of a directory's or
-    file's weights, or an endpoint URL (plus the served name it answers to, when the caller knows it).
+    file's weights, or an endpoint URL (an endpoint that changes its weights keeps its fingerprint).
 
     An evaluation file is reused only under the same fingerprint: a directory retrained in place
     keeps its path and changes its weights.

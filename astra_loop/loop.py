@@ -40,10 +40,10 @@ ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
 """`agent_sdk.model_from_target`'s signature: `(target, *, model_name, settings, max_concurrency, default, ...)`, a `ChatModel` as a context manager."""
 
 STAGE_NAMES = ("synth", "verify", "audit", "cold_start", "grpo", "evaluate")
+"""The loop's stages, in order."""
 
 _SOURCE_GROUP = {"qa": "synthesized", "mcp_docs": "synthesized", "authored": "authored", "import": "imported"}
 """`Source.kind` -> the training-set split the report shows."""
-"""The loop's stages, in order."""
 
 
 def _grpo_summary(engine: str, report: Any, prepared: dict[str, Any]) -> dict[str, Any]:

@@ -138,9 +138,7 @@ def training_warnings(records: dict[str, Any], loop: dict[str, Any]) -> list[str
     if sources.get("synthesized", 0) < minimum:
         lines += [f"**Warning:** synthesis supplied {sources.get('synthesized', 0)} training environments, fewer than the preset's "
                   f"minimum of {minimum}: what training learned comes mostly from other sources.", ""]  # fmt: skip
-    sft_rows = (synth.summary.get("sft_trajectories") if synth is not None else None) or 0
-    extra = loop.get("extra_sft") or []
-    if synth is not None and "sft_trajectories" in synth.summary and not sft_rows and not extra:
+    if synth is not None and "sft_trajectories" in synth.summary and not synth.summary["sft_trajectories"] and not loop.get("extra_sft"):
         lines += ["**Warning:** SFT synthesis kept no row: the cold start learns from environment replays alone.", ""]
     return lines
 

@@ -15,6 +15,7 @@ from agent_sdk import read_jsonl
 from astra_loop.config import Layout
 from astra_loop.evaluate import METRICS, EvalResult, paired_difference
 from astra_loop.stages import StageBook
+from rl import plot_rewards
 
 _METRIC_NAMES = {"reward": "F1", "recall": "subtask recall", "answer_correct": "answer correctness", "c": "tool calls"}
 
@@ -38,14 +39,38 @@ def sft_funnel(layout: Layout) -> dict[str, int]:
     return {k: int(v) for k, v in stats.get("extra", {}).get("funnel", {}).items()}
 
 
-def reward_points(layout: Layout) -> list[tuple[int, float]]:
-    """(step, mean reward) from the GRPO metrics log."""
-    path = layout.grpo / "metrics.jsonl"
+def grpo_records(layout: Layout, name: str = "metrics.jsonl") -> list[dict[str, Any]]:
+    """The GRPO run's per-step log (`metrics.jsonl`) or its validation curve (`validation.jsonl`)."""
+    path = layout.grpo / name
     if not path.is_file():
         return []
     # A training run may be writing the log while the report is drawn: a line it has not finished is left out.
-    records = read_jsonl(path, on_problem="collect").values
-    return [(int(r["step"]), float(r["reward"])) for r in records if "reward" in r and "step" in r]
+    # TRL's last line (train_runtime) is not a step.
+    return [r for r in read_jsonl(path, on_problem="collect").values if "step" in r and "reward" in r]
+
+
+def step_lines(records: list[dict[str, Any]]) -> list[str]:
+    """The per-step table: reward, groups trained on, sampler-trainer gap, where the time went."""
+    rows = []
+    for r in records:
+        fill = r.get("batch_filling") or {}
+        rows.append([
+            str(r["step"]), f"{r.get('reward', 0.0):.3f}", f"{r.get('batch_reward', 0.0):.3f}", str(fill.get("kept", "-")),
+            str(r.get("episodes", "-")), str(r.get("tool_calls", "-")), f"{r.get('logprob_gap', 0.0):.3f}", f"{r.get('kl', 0.0):.4f}",
+            f"{r.get('clip_fraction', 0.0):.3f}", f"{r.get('rollout_s', 0.0):.0f}", f"{r.get('update_s', 0.0):.0f}",
+            f"{r.get('serve_s', 0.0) + r.get('save_s', 0.0):.0f}",
+        ])  # fmt: skip
+    headers = ["step", "reward", "trained reward", "valid groups", "episodes", "tool calls", "gap |Δlogp|", "KL", "clipped",
+               "rollout s", "update s", "serve+save s"]  # fmt: skip
+    return _table(headers, rows) + [""]
+
+
+def validation_lines(points: list[dict[str, Any]]) -> list[str]:
+    """The validation curve as a table (held-out training-distribution environments, seeded sampled episodes)."""
+    rows = [[str(p["step"]), str(p["episodes"]), f"{p['reward']:.3f}", f"{p['recall']:.3f}", f"{p['answer_correct']:.3f}",
+             str(p["tool_calls"])] for p in sorted(points, key=lambda p: p["step"])]  # fmt: skip
+    lines = ["### Validation (the split GRPO does not train on)", ""]
+    return lines + _table(["step", "episodes", "F1", "recall", "answer correctness", "tool calls"], rows) + [""]
 
 
 def load_eval(layout: Layout, label: str) -> EvalResult | None:
@@ -83,21 +108,6 @@ def plot_funnel(env_rows: list[tuple[str, int, int]], sft: dict[str, int], path:
     right.set_title("SFT synthesis")
     for ax in (left, right):
         ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
-
-
-def plot_reward_curve(points: list[tuple[int, float]], path: Path) -> Path:
-    """Mean GRPO reward per logged step."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
-    ax.set_xlabel("GRPO step")
-    ax.set_ylabel("mean F1 reward")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -204,11 +214,15 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
         if name in records and records[name].summary:
             lines += [f"{name}: " + ", ".join(f"{k} = {v}" for k, v in records[name].summary.items() if not isinstance(v, (list, dict))), ""]
 
-    points = reward_points(layout)
+    steps, validation = grpo_records(layout), grpo_records(layout, "validation.jsonl")
     lines += ["## GRPO reward", ""]
-    if points:
-        lines += [f"![reward curve]({plot_reward_curve(points, layout.plots / 'reward_curve.png').relative_to(out)})", ""]
-        lines += [f"{len(points)} logged steps; reward {points[0][1]:.3f} at step {points[0][0]} → {points[-1][1]:.3f} at step {points[-1][0]}.", ""]
+    if steps:
+        plot = plot_rewards(steps, layout.plots / "reward_curve.png", "GRPO", validation)
+        lines += [f"![reward curve]({plot.relative_to(out)})", ""] if plot else []
+        first, last = steps[0], steps[-1]
+        lines += [f"{len(steps)} logged steps; reward {first['reward']:.3f} at step {first['step']} → {last['reward']:.3f} at step {last['step']}.", ""]
+        lines += step_lines(steps)
+        lines += validation_lines(validation) if validation else ["No validation curve (the preset's `val_every` is 0, or no val split).", ""]
     else:
         lines += ["No GRPO metrics yet.", ""]
 

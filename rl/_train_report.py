@@ -24,13 +24,20 @@ class TrainReport(BaseModel):
     losses: list[float]
     batch_filling: list[StepStats] = Field(default_factory=list, description="Kept / discarded / carried groups per step.")
     metrics_path: str
+    validation: list[dict[str, Any]] = Field(default_factory=list, description="The validation curve (served: `ValidationRecord`s), when played.")
     plot_path: str | None = None
     model_dir: str | None = Field(default=None, description="The saved policy (Hugging Face format), when `save`.")
     wall_s: float
 
 
-def plot_rewards(records: list[dict[str, Any]], path: Path, title: str) -> Path | None:
-    """A reward-curve PNG from logged records (None when nothing was logged)."""
+def plot_rewards(
+    records: list[dict[str, Any]], path: Path, title: str, validation: list[dict[str, Any]] | None = None
+) -> Path | None:
+    """A reward-curve PNG from logged records, with the validation curve beside it when given (None when nothing was logged).
+
+    `validation`: `ValidationRecord`s as dicts; their recall and answer correctness are drawn
+    against the same step axis (step 0: the starting policy).
+    """
     points = [(r["step"], r["reward"]) for r in records if "reward" in r]
     if not points:
         return None
@@ -40,11 +47,18 @@ def plot_rewards(records: list[dict[str, Any]], path: Path, title: str) -> Path 
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
-    ax.set_xlabel("step")
-    ax.set_ylabel("mean F1 reward")
+    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label="training reward (F1)")
+    val = sorted(validation or [], key=lambda r: r["step"])
+    for key, label in (("recall", "validation recall"), ("answer_correct", "validation answer correctness")):
+        if val:
+            ax.plot([r["step"] for r in val], [r[key] for r in val], marker="s", linestyle="--", label=label)
+    ax.set_xlabel("GRPO step")
+    ax.set_ylabel("mean over episodes")
+    ax.set_ylim(bottom=0)
     ax.set_title(title)
     ax.grid(alpha=0.3)
+    if val:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -40,6 +40,10 @@ class GrpoSettings(BaseModel):
     max_steps: int | None = Field(default=None, ge=1, description="TRL and served optimizer steps (None: TRL one epoch, served 20); veRL runs by epochs.")
     max_reply_tokens: int = Field(default=256, ge=8, description="Served: reply budget of one model request.")
     train_top_layers: int | None = Field(default=None, ge=1, description="TRL and served: train only the last N decoder layers (None: all).")
+    val_every: int = Field(
+        default=0, ge=0, description="Served: play the validation split before step 1, every N steps and after the last (0: never)."
+    )
+    val_episodes: int = Field(default=2, ge=1, description="Served: seeded episodes per validation task (the evaluation's protocol at small k).")
 
 
 class SftSettings(BaseModel):
@@ -88,11 +92,13 @@ CPU_SMALL = Preset(
     description=(
         "A 2-core CPU with the embedded 0.5B model: GRPO 2 prompts x 4 rollouts per step, 6 steps, lr 1e-5, "
         "6 turns, response 384 tokens, top 4 layers trained, batch filling with at most 4 rounds per step; "
+        "the validation split played every 3 steps (2 seeded episodes per task); "
         "SFT 1 epoch at 5e-6; 2 torch threads."
     ),
     grpo=GrpoSettings(
         prompts_per_step=2, group_size=4, lr=1e-5, max_turns=6, max_prompt_length=4096, max_response_length=384,
         max_tool_response_length=512, delta=0.0, max_fill_rounds=4, max_steps=6, max_reply_tokens=256, train_top_layers=4,
+        val_every=3, val_episodes=2,
     ),
     sft=SftSettings(epochs=1, lr=5e-6, batch_size=2, max_length=2048),
     torch_threads=2,

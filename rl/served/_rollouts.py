@@ -59,19 +59,24 @@ def _split_prompt(task: RlTask) -> tuple[str | None, str]:
     return system, "\n\n".join(user) or task.spec.task.question
 
 
+async def play_episode(model: ChatModel, arena_url: str, task: RlTask, sampling: SamplingSettings, settings: RolloutSettings) -> Rollout:
+    """One episode of `task` on a fresh arena session (with the task's distractors), scored by F1."""
+    system, question = _split_prompt(task)
+    toolbox = Toolbox(episode_url(arena_url, task), timeout_s=settings.call_timeout_s)
+    agent = Agent(model, toolbox, system_prompt=system, max_turns=settings.max_turns, settings=sampling)
+    metadata = {"env_id": task.env_id, "distractors": list(task.distractors), "seed": sampling.seed}
+    trajectory = await agent.run(question, metadata=metadata)
+    return Rollout(trajectory=trajectory, reward=f1_reward(trajectory, task.spec, distractor_names=task.distractor_names))
+
+
 async def play_group(model: ChatModel, arena_url: str, task: RlTask, size: int, settings: RolloutSettings) -> RolloutGroup:
     """Play `task` `size` times concurrently, each on its own arena session."""
-    system, question = _split_prompt(task)
     # the sampled token ids and logprobs are what the update trains on (on-policy)
     sampling = SamplingSettings(temperature=settings.temperature, max_tokens=settings.max_tokens, return_tokens=True)
     rollouts: list[Rollout | None] = [None] * size
 
     async def play(index: int) -> None:
-        toolbox = Toolbox(episode_url(arena_url, task), timeout_s=settings.call_timeout_s)
-        agent = Agent(model, toolbox, system_prompt=system, max_turns=settings.max_turns, settings=sampling)
-        trajectory = await agent.run(question, metadata={"env_id": task.env_id, "distractors": list(task.distractors)})
-        reward = f1_reward(trajectory, task.spec, distractor_names=task.distractor_names)
-        rollouts[index] = Rollout(trajectory=trajectory, reward=reward)
+        rollouts[index] = await play_episode(model, arena_url, task, sampling, settings)
 
     async with anyio.create_task_group() as tg:
         for index in range(size):

@@ -37,6 +37,7 @@ from rl.grpo_recipe import GrpoRecipe
 from rl.presets import CPU_SMALL, Preset
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
+from rl.served._validation import play_validation
 
 _CPU = CPU_SMALL.grpo
 
@@ -54,6 +55,10 @@ class ServedRecipe(GrpoRecipe):
         default=True, description="vLLM: load each step's weights into the running server (else: restart it on them)."
     )
     clip_ratio: float = Field(default=_CPU.clip_ratio, gt=0, lt=1, description="ε of the clipped objective.")
+    val_every: int = Field(
+        default=_CPU.val_every, ge=0, description="Play `val.jsonl` before step 1, every N steps and after the last (0: never)."
+    )
+    val_episodes: int = Field(default=_CPU.val_episodes, ge=1, description="Seeded episodes per validation task.")
 
     @classmethod
     def preset_fields(cls, preset: Preset) -> dict[str, Any]:
@@ -62,6 +67,7 @@ class ServedRecipe(GrpoRecipe):
         return {
             **super().preset_fields(preset), "max_steps": grpo.max_steps or 20, "max_reply_tokens": grpo.max_reply_tokens,
             "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length, "clip_ratio": grpo.clip_ratio,
+            "val_every": grpo.val_every, "val_episodes": grpo.val_episodes,
         }
 
 
@@ -184,14 +190,18 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
     if not train_file.is_file():
         raise TrainingSetupError(f"{train_file}: not found (run `astra rl prepare` first)")
     tasks = read_trl_tasks(train_file)
+    val_file = recipe.data_dir / "val.jsonl"
+    val_tasks = read_trl_tasks(val_file) if recipe.val_every and val_file.is_file() else []
     envs = {e.spec.id: e for e in load_envs(recipe.envs_dir)}
-    missing = sorted({t.env_id for t in tasks} - set(envs))
-    if missing:
-        raise TrainingSetupError(f"{train_file}: environments not found under {recipe.envs_dir}: {missing[:5]}")
+    for path, listed in ((train_file, tasks), (val_file, val_tasks)):
+        missing = sorted({t.env_id for t in listed} - set(envs))
+        if missing:
+            raise TrainingSetupError(f"{path}: environments not found under {recipe.envs_dir}: {missing[:5]}")
     recipe.output_dir.mkdir(parents=True, exist_ok=True)
-    run = _Run(recipe, tasks)
+    run = _Run(recipe, tasks, val_tasks)
     if run.state is None:
         run.metrics_path.write_text("")
+        run.validation_path.write_text("")
         source = resolve_model(recipe.model)
         if source is None or not Path(source, "config.json").is_file():
             raise TrainingSetupError(f"{recipe.model}: not a Hugging Face model directory (served GRPO serves it)")
@@ -204,32 +214,39 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
         try:
             for step in range(run.done + 1, recipe.max_steps + 1):
                 await run.step(step, server, arena.base_url)
+            if run.validation_due(recipe.max_steps):
+                await run.validate(recipe.max_steps, await server.serve(run.policy_dir), arena.base_url)
         finally:
             # Not under a shield scope: the server's own task group must be the scope it exits from
             # (its stop is shielded inside `serve_model`).
             await server.close()
     records = run.records
-    plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", f"GRPO (served) on {len(envs)} envs") if recipe.plot else None
+    title = f"GRPO (served) on {len(envs)} envs"
+    plot = plot_rewards(records, recipe.output_dir / "reward_curve.png", title, run.validation) if recipe.plot else None
     return TrainReport(
         steps=len(records), episodes=sum(int(r["episodes"]) for r in records), tool_calls=sum(int(r["tool_calls"]) for r in records),
         rewards=[float(r["reward"]) for r in records], losses=[float(r["loss"]) for r in records],
         batch_filling=[StepStats.model_validate(r["batch_filling"]) for r in records if r.get("batch_filling")],
-        metrics_path=str(run.metrics_path), plot_path=str(plot) if plot else None,
+        metrics_path=str(run.metrics_path), validation=run.validation, plot_path=str(plot) if plot else None,
         model_dir=str(run.model_dir) if records else None, wall_s=time.monotonic() - started,
     )
 
 
 class _Run:
-    """One run's state on disk (`state.json`, `metrics.jsonl`, `model/`) and its steps."""
+    """One run's state on disk (`state.json`, `metrics.jsonl`, `validation.jsonl`, `model/`) and its steps."""
 
-    def __init__(self, recipe: ServedRecipe, tasks: list[RlTask]) -> None:
+    def __init__(self, recipe: ServedRecipe, tasks: list[RlTask], val_tasks: list[RlTask]) -> None:
         self.recipe = recipe
         self.model_dir = recipe.output_dir / "model"
         self.state_path, self.metrics_path = recipe.output_dir / "state.json", recipe.output_dir / "metrics.jsonl"
+        self.validation_path = recipe.output_dir / "validation.jsonl"
         self.state = _State.model_validate_json(self.state_path.read_bytes()) if self.state_path.is_file() else None
         self.done = self.state.steps if self.state else 0
         self.policy_dir = str(self.model_dir)
         self.records: list[dict[str, Any]] = read_jsonl(self.metrics_path).values if self.state else []
+        self.val_tasks = val_tasks
+        resumed = self.state is not None and self.validation_path.is_file()
+        self.validation: list[dict[str, Any]] = read_jsonl(self.validation_path).values if resumed else []
         self.cycle = _TaskCycle(tasks, recipe.seed + self.done)
         self.filler: BatchFiller[RolloutGroup] = BatchFiller(
             n=recipe.prompts_per_step, rewards=lambda g: g.rewards, delta=recipe.delta, max_rounds=recipe.max_fill_rounds
@@ -251,10 +268,26 @@ class _Run:
             self.model, self.tokenizer, lr=self.recipe.lr, max_tokens=self.recipe.max_train_tokens, clip_ratio=self.recipe.clip_ratio
         )
 
+    def validation_due(self, step: int) -> bool:
+        """Whether the weights after `step` steps are to be validated and have not been."""
+        every = self.recipe.val_every
+        due = bool(self.val_tasks) and every > 0 and (step % every == 0 or step == self.recipe.max_steps)
+        return due and all(int(r["step"]) != step for r in self.validation)
+
+    async def validate(self, step: int, policy: ChatModel, arena_url: str) -> None:
+        """Play the validation split with `policy` (the weights after `step` steps) and log the point."""
+        record = await play_validation(policy, arena_url, self.val_tasks, step=step, episodes=self.recipe.val_episodes, settings=self.rollout)
+        self.validation.append(record.model_dump(mode="json"))
+        with self.validation_path.open("a", encoding="utf-8") as fh:
+            fh.write(record.model_dump_json() + "\n")
+
     async def step(self, step: int, server: _PolicyServer, arena_url: str) -> None:
         recipe = self.recipe
         t0 = time.monotonic()
         policy = await server.serve(self.policy_dir)
+        serve_s = time.monotonic() - t0
+        if self.validation_due(step - 1):
+            await self.validate(step - 1, policy, arena_url)
         t1 = time.monotonic()
         played: list[RolloutGroup] = []
 
@@ -281,7 +314,7 @@ class _Run:
             episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
             samples=stats.samples, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
             kl=stats.kl, clip_fraction=stats.clip_fraction, repairs=sum(len(r.trajectory.repairs) for r in rollouts),
-            carried_groups=sum(1 for g in batch if not any(g is p for p in played)), serve_s=round(t1 - t0, 1), rollout_s=round(t2 - t1, 1),
+            carried_groups=sum(1 for g in batch if not any(g is p for p in played)), serve_s=round(serve_s, 1), rollout_s=round(t2 - t1, 1),
             update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
         )
         self.records.append(record.model_dump(mode="json"))

@@ -77,7 +77,7 @@ async def test_steps_serve_roll_out_update_and_resume(envs_dir, policy_dir, tmp_
     recipe = ServedRecipe(
         data_dir=data, envs_dir=envs_dir, output_dir=tmp_path / "run", model=str(policy_dir), max_steps=1,
         prompts_per_step=1, group_size=2, max_turns=2, max_reply_tokens=24, batch_filling=False, backend="local",
-        train_top_layers=2, torch_threads=1,
+        train_top_layers=2, torch_threads=1, val_every=1, val_episodes=1,
     )
     report = await train_served_grpo(recipe)
     assert report.steps == 1 and report.episodes == 2
@@ -90,6 +90,12 @@ async def test_steps_serve_roll_out_update_and_resume(envs_dir, policy_dir, tmp_
     report = await train_served_grpo(recipe.model_copy(update={"max_steps": 2}))
     steps = [json.loads(line)["step"] for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert steps == [1, 2] and report.steps == 2 and report.episodes == 4
+    # the validation split was played by the starting weights and after each step, once each (not again on resume)
+    val_envs = {json.loads(line)["env_id"] for line in (data / "val.jsonl").read_text().splitlines()}
+    points = [json.loads(line) for line in (tmp_path / "run" / "validation.jsonl").read_text().splitlines()]
+    assert [p["step"] for p in points] == [0, 1, 2] and report.validation == points
+    assert all(p["tasks"] == len(val_envs) and p["episodes"] == len(val_envs) for p in points)
+    assert all(0.0 <= p[k] <= 1.0 for p in points for k in ("reward", "recall", "answer_correct"))
 
 
 @pytest.mark.anyio

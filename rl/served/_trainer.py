@@ -92,6 +92,7 @@ class StepRecord(BaseModel):
     carried_groups: int = Field(default=0, description="Groups trained on that an earlier step generated (batch filling's buffer; ratio-corrected).")
     serve_s: float = Field(description="Starting the server on the current weights.")
     rollout_s: float
+    recompute_s: float = Field(default=0.0, description="Part of update_s: the trainer's forward passes over the sampled tokens.")
     update_s: float
     save_s: float
     batch_filling: StepStats | None = None
@@ -315,7 +316,7 @@ class _Run:
             samples=stats.samples, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
             kl=stats.kl, clip_fraction=stats.clip_fraction, repairs=sum(len(r.trajectory.repairs) for r in rollouts),
             carried_groups=sum(1 for g in batch if not any(g is p for p in played)), serve_s=round(serve_s, 1), rollout_s=round(t2 - t1, 1),
-            update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
+            recompute_s=round(stats.recompute_s, 1), update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
         )
         self.records.append(record.model_dump(mode="json"))
         with self.metrics_path.open("a", encoding="utf-8") as fh:

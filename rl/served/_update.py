@@ -41,7 +41,8 @@ class UpdateStats(BaseModel):
     kl: float = Field(default=0.0, description="Mean k3 estimate of KL(sampler || trainer) over sampled tokens.")
     clip_fraction: float = Field(default=0.0, description="Share of sampled tokens whose ratio fell outside [1-ε, 1+ε].")
     grad_norm: float = 0.0
-    wall_s: float = 0.0
+    recompute_s: float = Field(default=0.0, description="Forward passes: the trainer's logprobs of the sampled tokens.")
+    wall_s: float = Field(default=0.0, description="The whole step: recompute, backward and the optimizer step.")
 
 
 class Sample(BaseModel):
@@ -148,7 +149,9 @@ class PolicyUpdate:
         self.model.train()
         head = self.model.get_output_embeddings()
         total, gap = 0.0, {"gap": 0.0, "kl": 0.0, "clipped": 0.0, "tokens": 0.0}
+        recompute = 0.0
         for sample in samples:
+            forward_started = time.monotonic()
             ids = torch.tensor([sample.ids])
             hidden = self.model.base_model(input_ids=ids).last_hidden_state[0, :-1]
             where = torch.tensor(sample.targets)
@@ -159,6 +162,7 @@ class PolicyUpdate:
             logp = torch.log_softmax(logits, dim=-1).gather(1, chosen[:, None]).squeeze(1)
             old = torch.tensor(sample.old_logprobs, dtype=logp.dtype) if sample.old_logprobs is not None else None
             objective, measured = clipped_objective(logp, old, sample.advantage, self.clip_ratio)
+            recompute += time.monotonic() - forward_started
             loss = -objective.sum() / tokens
             loss.backward()
             total += float(loss.detach())
@@ -172,5 +176,5 @@ class PolicyUpdate:
         return UpdateStats(
             loss=total, samples=len(samples), tokens=tokens, too_long=too_long, rerendered=rerendered,
             logprob_gap=gap["gap"] / n, kl=gap["kl"] / n, clip_fraction=gap["clipped"] / n, grad_norm=grad_norm,
-            wall_s=time.monotonic() - started,
+            recompute_s=recompute, wall_s=time.monotonic() - started,
         )  # fmt: skip

@@ -82,6 +82,7 @@ class StepRecord(BaseModel):
     loss: float
     grad_norm: float
     samples: int
+    turns: int = Field(default=0, description="Sampled turns in those samples (fewer samples than turns: prefixes were shared).")
     tokens: int
     rerendered: int = Field(default=0, description="Rollouts trained on a re-rendering: the backend returned no sampled tokens.")
     too_long: int = Field(default=0, description="Training sequences dropped as longer than the train budget.")
@@ -313,7 +314,7 @@ class _Run:
         record = StepRecord(
             step=step, reward=_mean([r.reward.reward for r in rollouts]), batch_reward=_mean([r.reward.reward for r in trained]),
             episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
-            samples=stats.samples, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
+            samples=stats.samples, turns=stats.turns, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
             kl=stats.kl, clip_fraction=stats.clip_fraction, repairs=sum(len(r.trajectory.repairs) for r in rollouts),
             carried_groups=sum(1 for g in batch if not any(g is p for p in played)), serve_s=round(serve_s, 1), rollout_s=round(t2 - t1, 1),
             recompute_s=round(stats.recompute_s, 1), update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),

@@ -1,9 +1,11 @@
 """The policy update of served GRPO: the clipped GRPO objective on the tokens the sampler produced.
 
 Every turn of a rollout carries the token ids vLLM rendered and sampled, with the sampler's
-logprobs (`agent_sdk.SampledTokens`). Each turn is one training sequence: its prompt ids then its
+logprobs (`agent_sdk.SampledTokens`). Each turn is a training sequence: its prompt ids then its
 completion ids, the loss on the completion only, so the policy is trained on exactly what it
-sampled (not on a chat-template re-rendering of parsed, possibly repaired calls). The trainer
+sampled (not on a chat-template re-rendering of parsed, possibly repaired calls); a turn whose
+prompt extends the previous turn's sequence token for token joins it, so a multi-turn rollout's
+shared prefix is encoded once instead of once per turn. The trainer
 recomputes the logprob of each sampled token, forms the importance ratio r = π/π_sampler and
 minimizes -min(r·A, clip(r, 1-ε, 1+ε)·A), averaged over every completion token of the batch
 (ASTRA's token-mean); no KL term, no entropy bonus. The gap between sampler and trainer (vLLM
@@ -33,7 +35,8 @@ class UpdateStats(BaseModel):
     """What one optimizer step trained on, and how far the sampler was from the trainer."""
 
     loss: float = Field(description="The token-mean clipped GRPO loss of the batch.")
-    samples: int = Field(description="Training sequences (turns, or re-rendered rollouts) with a non-zero advantage.")
+    samples: int = Field(description="Training sequences (turns sharing a prefix, or re-rendered rollouts) with a non-zero advantage.")
+    turns: int = Field(default=0, description="Sampled turns those sequences hold.")
     tokens: int = Field(description="Completion tokens the loss averaged over.")
     too_long: int = Field(default=0, description="Sequences left out: longer than `max_tokens`.")
     rerendered: int = Field(default=0, description="Rollouts without sampled tokens, trained on their re-rendering (ratio 1).")
@@ -53,17 +56,36 @@ class Sample(BaseModel):
     """Per position t of `ids[1:]`: whether the policy wrote it (what the loss covers)."""
     advantage: float
     old_logprobs: list[float] | None = Field(default=None, description="The sampler's logprob of each target token (None: ratio 1).")
+    turns: int = Field(default=1, description="Sampled turns this sequence holds (turns sharing their prefix are one sequence).")
 
 
-def rollout_samples(rollout: Rollout, advantage: float, tokenizer: Any) -> tuple[list[Sample], bool]:
-    """The training sequences of one rollout, and whether they are its sampled tokens (else a re-rendering)."""
+def rollout_samples(rollout: Rollout, advantage: float, tokenizer: Any, max_tokens: int | None = None) -> tuple[list[Sample], bool]:
+    """The training sequences of one rollout, and whether they are its sampled tokens (else a re-rendering).
+
+    A turn whose prompt begins with the previous sequence (the template re-rendered the earlier
+    turns exactly as they were sampled) extends that sequence instead of starting its own, so the
+    shared prefix is encoded once; a turn the template rendered differently, or one that would make
+    the sequence longer than `max_tokens`, starts a new one.
+    """
     steps = rollout.trajectory.steps
     if steps and all(s.tokens is not None for s in steps):
-        samples = []
+        samples: list[Sample] = []
         for step in steps:
             t = step.tokens
             assert t is not None
             if not t.completion_ids:
+                continue
+            last = samples[-1] if samples else None
+            prefix = len(last.ids) if last else 0
+            extends = last is not None and t.prompt_ids[:prefix] == last.ids and (
+                max_tokens is None or len(t.prompt_ids) + len(t.completion_ids) <= max_tokens
+            )
+            if last is not None and extends and last.old_logprobs is not None:
+                between = t.prompt_ids[prefix:]
+                last.ids += [*between, *t.completion_ids]
+                last.targets += [False] * len(between) + [True] * len(t.completion_ids)
+                last.old_logprobs += t.logprobs
+                last.turns += 1
                 continue
             ids = [*t.prompt_ids, *t.completion_ids]
             targets = [False] * (len(t.prompt_ids) - 1) + [True] * len(t.completion_ids)
@@ -128,7 +150,7 @@ class PolicyUpdate:
             for rollout, advantage in zip(group.rollouts, group.advantages(), strict=True):
                 if advantage == 0.0:
                     continue
-                made, sampled = rollout_samples(rollout, advantage, self.tokenizer)
+                made, sampled = rollout_samples(rollout, advantage, self.tokenizer, self.max_tokens)
                 rerendered += not sampled
                 for sample in made:
                     if len(sample.ids) > self.max_tokens:
@@ -174,7 +196,7 @@ class PolicyUpdate:
         self.model.eval()
         n = gap["tokens"] or math.inf
         return UpdateStats(
-            loss=total, samples=len(samples), tokens=tokens, too_long=too_long, rerendered=rerendered,
+            loss=total, samples=len(samples), turns=sum(x.turns for x in samples), tokens=tokens, too_long=too_long, rerendered=rerendered,
             logprob_gap=gap["gap"] / n, kl=gap["kl"] / n, clip_fraction=gap["clipped"] / n, grad_norm=grad_norm,
             recompute_s=recompute, wall_s=time.monotonic() - started,
         )  # fmt: skip

@@ -145,13 +145,42 @@ async def test_a_step_trains_on_exactly_the_ids_the_sampler_produced(envs, polic
     update = PolicyUpdate(model, tokenizer, lr=1e-3, max_tokens=8192)
     samples, _, rerendered = update.samples([group])
     assert rerendered == 0
-    assert [s.ids for s in samples] == [[*s.tokens.prompt_ids, *s.tokens.completion_ids] for s in steps], "trained ids = sampled ids"
-    assert all(sum(s.targets) == len(s.old_logprobs) for s in samples)
+    # trained ids = sampled ids: every turn's prompt + completion is a sequence, or the head of one it shares
+    sequences = [s.ids for s in samples]
+    for step in steps:
+        turn = [*step.tokens.prompt_ids, *step.tokens.completion_ids]
+        assert any(ids[: len(turn)] == turn for ids in sequences)
+    trained = [i for s in samples for i, target in zip(s.ids[1:], s.targets, strict=True) if target]
+    assert trained == [i for step in steps for i in step.tokens.completion_ids]
+    assert [lp for s in samples for lp in s.old_logprobs] == [lp for step in steps for lp in step.tokens.logprobs]
     before = [p.detach().clone() for p in update.parameters]
     stats = update.step([group])
-    assert stats.samples == len(steps) and stats.rerendered == 0
+    assert stats.turns == len(steps) and stats.samples <= len(steps) and stats.rerendered == 0
     assert stats.logprob_gap < 0.05, "the sampler is these weights, in the same precision: ratio ~1"
     assert any(not torch_equal(a, b) for a, b in zip(before, update.parameters, strict=True)), "the weights changed"
+
+
+def _turns(*turns: tuple[list[int], list[int]]) -> Rollout:
+    from agent_sdk import SampledTokens, Step
+
+    steps = [Step(turn=i + 1, message_index=2 * i + 1, tokens=SampledTokens(prompt_ids=p, completion_ids=c, logprobs=[-0.5] * len(c)))
+             for i, (p, c) in enumerate(turns)]
+    return Rollout.model_construct(trajectory=Trajectory.model_construct(steps=steps), reward=None)
+
+
+def test_turns_that_extend_the_previous_sequence_share_it():
+    from rl.served._update import rollout_samples
+
+    # turn 2's prompt is turn 1's prompt + completion + a tool result: one sequence
+    rollout = _turns(([1, 2, 3], [4, 5]), ([1, 2, 3, 4, 5, 6, 7], [8]))
+    (sample,), sampled = rollout_samples(rollout, 1.0, None)
+    assert sampled and sample.turns == 2 and sample.ids == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert sample.targets == [False, False, True, True, False, False, True] and sample.old_logprobs == [-0.5] * 3
+    # a re-rendered earlier turn (the template wrote the call differently) starts its own sequence
+    rerendered = _turns(([1, 2, 3], [4, 5]), ([1, 2, 3, 9, 5, 6, 7], [8]))
+    assert [s.ids for s in rollout_samples(rerendered, 1.0, None)[0]] == [[1, 2, 3, 4, 5], [1, 2, 3, 9, 5, 6, 7, 8]]
+    # and so does a turn that would make the shared sequence longer than the budget
+    assert len(rollout_samples(rollout, 1.0, None, max_tokens=7)[0]) == 2
 
 
 def torch_equal(a, b) -> bool:

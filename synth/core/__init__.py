@@ -12,8 +12,9 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
 - `map_ordered` runs records concurrently with a progress bar, in input order;
 - `PipelineStats` writes `stats.json` (funnel, reasons, LLM calls and tokens, wall time);
   `StageMeter` counts prompt tokens per stage;
-- `PromptExample` / `ReplyCheck` reject replies that copy the prompt's example
-  (`copied_example`) and keep each check's own reason code;
+- `PromptExample` is every prompt's format example, shown only to a model whose engine does
+  not enforce the schema (`format_section`); `ReplyCheck` rejects replies that copy it
+  (`copied_example`) and keeps each check's own reason code;
 - `VERDICTS`: the word-labelled scale (yes / mostly / partly / no) every judge answers on.
 """
 

@@ -5,6 +5,10 @@ Small models copy the example a prompt shows. Prompts therefore show only placeh
 whole or by one of its placeholder texts, and `ReplyCheck` turns that into the reason code
 `copied_example` (each stage prefixes it like its other codes, e.g. `judge_copied_example`).
 
+`PromptExample.format_section(model)` is the one way a prompt shows its example: every
+prompt builder appends it, and it is empty when the model's engine enforces the output schema
+(`enforces_schema`), else the example's JSON.
+
 `ReplyCheck` is the `check=` of `ask_structured` for every stage: the copy test first, then
 the stage's own check, whose failures may carry their own codes (`hop_count`, ...). After the
 request, `ReplyCheck.settle` puts the code of the failure that ended it on the result.
@@ -91,13 +95,19 @@ class PromptExample:
         """The example as it appears in the prompt (compact JSON)."""
         return json.dumps(self.value, ensure_ascii=False)
 
-    def format_lines(self, model: object, lead: str = "Format (replace every value with your own):") -> str:
-        """The prompt's format lines, or "" when `model` enforces the output schema.
+    def format_section(self, model: object, how: str = "replace every value with your own") -> str:
+        """The prompt's closing format section: "" when `model` enforces the output schema.
 
-        An enforced schema already fixes the format, and shown values anchor a small model: the
-        embedded 0.5B gave a judge example's scores back as its own verdict.
+        Otherwise a new line, `Format (<how>):` and the example (`text`), to append to the prompt's
+        last line. An enforced schema already fixes the format, and shown values anchor a small
+        model: the embedded 0.5B gave a judge example's scores back as its own verdict, and shown
+        `needs_tool: false` a small teacher answered with it whatever its reason said.
+
+        Args:
+            model: the `ChatModel` the prompt is for (its profile says whether it enforces schemas).
+            how: what to replace, in the section's heading (`replace every <...>`).
         """
-        return "" if enforces_schema(model) else f"{lead}\n{self.text}"
+        return "" if enforces_schema(model) else f"\nFormat ({how}):\n{self.text}"
 
     def copied(self, reply: BaseModel | Mapping[str, Any]) -> bool:
         """Whether `reply` equals the example or repeats one of its markers."""
@@ -111,12 +121,13 @@ class ReplyCheck(Generic[T]):
     """The `check=` of one `ask_structured` request: copy detection, then the stage's check.
 
     Args:
-        examples: the examples the prompt showed (or might have shown).
+        examples: the prompt's examples, shown or hidden: a hidden one is still tested, since a
+            cached or echoed format is no more a reply than a copied one.
         check: the stage's semantic check; a bare message is coded `invalid_output`.
     """
 
-    def __init__(self, *examples: PromptExample | None, check: Callable[[T], CheckOutcome] | None = None) -> None:
-        self.examples = [e for e in examples if e is not None]
+    def __init__(self, *examples: PromptExample, check: Callable[[T], CheckOutcome] | None = None) -> None:
+        self.examples = list(examples)
         self.check = check
         self._last: tuple[str, str] | None = None
 

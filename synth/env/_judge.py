@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from mcp_servers import answer_in_output, normalize_answer
-from synth.core import VERDICTS, ReplyCheck, ask_structured, enforces_schema
+from synth.core import VERDICTS, ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import clean_answer, composition_problem
 from synth.env.config import SynthConfig
@@ -158,11 +158,10 @@ def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
 
 async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:
     """Stage 1: the sample's main question, final answer and trace of sub-questions."""
-    # copies are detected even when the example is not shown: a cached or echoed format still is no sample
     check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, check=lambda d: _trace_problem(d, seed))
     lo = 1 if seed.mode == "question" else seed.min_hops
     result = await ask_structured(
-        model, prompts.decompose(seed, show_example=not enforces_schema(model)), Decomposition,
+        model, prompts.decompose(seed, model), Decomposition,
         retries=config.retries, settings=config.list_sampling(), check=check, schema=_schemas.decomposition_schema(lo, seed.max_hops),
     )
     if result.value is None:
@@ -192,10 +191,9 @@ async def necessity(model: Any, sample: Sample, config: SynthConfig) -> Sample |
             return f"give one item for each id exactly once: expected {ids}, got {got}"
         return None
 
-    example = prompts.necessity_example(ids)
-    check = ReplyCheck(example, check=problem)
+    check = ReplyCheck(prompts.necessity_example(ids), check=problem)
     result = await ask_structured(
-        model, prompts.necessity(sample, None if enforces_schema(model) else example, ids), Necessity, retries=config.retries,
+        model, prompts.necessity(sample, model, ids), Necessity, retries=config.retries,
         settings=config.sampling, check=check, schema=_schemas.necessity_schema(ids),
     )
     if result.value is None:
@@ -219,7 +217,7 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
         return Judgement(score=VERDICTS["yes"], reason="no sub-question depends on another", verdict="yes")
     check = ReplyCheck(prompts.CHECK_EXAMPLE)
     result = await ask_structured(
-        model, prompts.check(sample, name, show_example=not enforces_schema(model)), CheckReply, retries=config.retries, settings=config.sampling,
+        model, prompts.check(sample, name, model), CheckReply, retries=config.retries, settings=config.sampling,
         check=check, schema=_schemas.CHECK_SCHEMA,
     )
     if result.value is None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from synth.core import ReplyCheck, ask_structured, enforces_schema
+from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import duplicate_tool_groups
 from synth.env._tools import Member, arguments_problem, doc_problem, sources_of, write_code
@@ -68,10 +68,9 @@ async def _merge_group(model: Any, sandbox: Any, sample: Sample, ids: list[str],
                 return f"{i}: {issue}"
         return None
 
-    example = prompts.merged_doc_example(ids)
-    check = ReplyCheck(example, check=problem)
+    check = ReplyCheck(prompts.merged_doc_example(ids), check=problem)
     reply = await ask_structured(
-        model, prompts.merged_doc(sample, members, docs, None if enforces_schema(model) else example), MergedDoc, retries=config.retries, settings=config.sampling,
+        model, prompts.merged_doc(sample, members, docs, model), MergedDoc, retries=config.retries, settings=config.sampling,
         check=check, schema=_schemas.merged_doc_schema(ids),
     )
     if reply.value is None:
@@ -106,10 +105,9 @@ async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthCon
     rest = {sid: t for sid, t in single.items() if not any(sid in g for g in duplicates)}
     if len(rest) >= 2:
         listing = [(sid, {"name": t.name, "description": t.description, "parameters": t.input_schema}) for sid, t in rest.items()]
-        example = prompts.groups_example()
-        check = ReplyCheck(example, check=lambda g: _groups_problem(g, rest))
+        check = ReplyCheck(prompts.GROUPS_EXAMPLE, check=lambda g: _groups_problem(g, rest))
         reply = await ask_structured(
-            model, prompts.merge_groups(sample, listing, None if enforces_schema(model) else example), Groups, retries=config.retries,
+            model, prompts.merge_groups(sample, listing, model), Groups, retries=config.retries,
             settings=config.sampling, check=check, schema=_schemas.groups_schema(list(rest)),
         )
         if reply.value is None:

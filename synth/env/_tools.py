@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_sdk import ChatMessage, format_validation_error
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
-from synth.core import ReplyCheck, ask_structured, enforces_schema
+from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
 from synth.env._import_search import text_values
@@ -275,7 +275,7 @@ async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQues
     sources = sources_of(sample, sub)
     check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer))
     doc_reply = await ask_structured(
-        model, prompts.tool_doc(sample, sub, show_example=not enforces_schema(model)), DocReply, retries=config.retries,
+        model, prompts.tool_doc(sample, sub, model), DocReply, retries=config.retries,
         settings=config.sampling, check=check, schema=_schemas.DOC_SCHEMA,
     )
     if doc_reply.value is None:

@@ -4,7 +4,8 @@ Each function returns the chat messages of one request. Prompts are in English a
 language to write in, so one set serves English and Chinese samples alike. No prompt shows a
 value that would pass: format examples hold `<placeholders>` and failing values, and each
 example is a `PromptExample` so the stage rejects a reply that copies it (`copied_example`).
-The decompose prompt shows its example only when the engine does not enforce the schema.
+A builder that shows an example takes the model it is for and shows it through
+`PromptExample.format_section`: only when the model's engine does not enforce the schema.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_sdk import ChatMessage
+from agent_sdk import ChatMessage, ChatModel
 from synth.core import VERDICT_WORDS, PromptExample
 from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
 
@@ -41,10 +42,10 @@ DECOMPOSE_EXAMPLE = PromptExample(
     },
     feedback="you copied the format example; write your own question and sub-questions with real content",
 )
-"""The decompose format: placeholders only, shown when the engine does not enforce the schema."""
+"""The decompose format: placeholders only."""
 
 
-def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
+def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
     """Write (or take) a main question and split it into atomic sub-questions.
 
     A dependent sub-question may write `{q1}` where q1's answer goes (the pipeline fills it in):
@@ -65,7 +66,6 @@ def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
             f"Domain: {seed.domain}\nWrite one question from this domain that a user would ask an assistant with lookup tools, "
             "asking for specific values (times, prices, codes, names, counts)."
         )
-    example = f"\nFormat (replace every <...>):\n{DECOMPOSE_EXAMPLE.text}" if show_example else ""
     return _messages(
         f"{task}\n\n"
         f"Break the main question into {hops} sub-questions, each answered by one lookup in a database or service. Rules:\n"
@@ -77,7 +77,8 @@ def decompose(seed: Seed, *, show_example: bool = True) -> list[ChatMessage]:
         "- Independent sub-questions have empty depends_on.\n"
         "- final_answer answers the main question in one sentence that states the answers of the sub-questions "
         "no other sub-question uses.\n"
-        f"Write all questions and answers in {_language(seed.language)}.{example}"
+        f"Write all questions and answers in {_language(seed.language)}."
+        + DECOMPOSE_EXAMPLE.format_section(model, "replace every <...>")
     )
 
 
@@ -95,16 +96,7 @@ def necessity_example(ids: list[str]) -> PromptExample:
     return PromptExample({"items": [{"id": i, "needs_tool": False, "reason": "<why>"} for i in ids]})
 
 
-def _format(example: PromptExample | None, how: str) -> str:
-    """The format section: the example when the engine does not enforce the schema, else nothing.
-
-    An enforced schema needs no example, and a small model anchors on one: shown failing
-    values (`needs_tool: false`, `score: 0.0`) became its answers whatever its reason said.
-    """
-    return f"\nFormat ({how}):\n{example.text}" if example is not None else ""
-
-
-def necessity(sample: Sample, example: PromptExample | None, ids: list[str] | None = None) -> list[ChatMessage]:
+def necessity(sample: Sample, model: ChatModel, ids: list[str] | None = None) -> list[ChatMessage]:
     """Decide for the sub-questions `ids` (default all) whether answering them needs a tool call.
 
     Only leaves are asked about (`_judge.necessity`): a sub-question whose answer feeds another
@@ -122,7 +114,7 @@ def necessity(sample: Sample, example: PromptExample | None, ids: list[str] | No
         "database or a live service it reaches with a tool call. For every id decide needs_tool: true when finding "
         "the answer needs such a lookup, false only for common knowledge or arithmetic on numbers the user gave. "
         f"Give one item per id ({', '.join(ids)}): first a short reason, then needs_tool."
-        + _format(example, "replace <why>")
+        + necessity_example(ids).format_section(model, "replace <why>")
     )
 
 
@@ -138,13 +130,13 @@ CHECK_EXAMPLE = PromptExample({"reason": "<one sentence>", "verdict": "no"})
 """The check format: the verdict shown fails every threshold."""
 
 
-def check(sample: Sample, name: CheckName, *, show_example: bool = True) -> list[ChatMessage]:
+def check(sample: Sample, name: CheckName, model: ChatModel) -> list[ChatMessage]:
     """One quality check, judged as a reason, then a word verdict (`VERDICTS`)."""
     return _messages(
         f"{trace_lines(sample)}\n\nJudge this criterion only.\n{CHECK_CRITERIA[name]}\n\n"
         "reason: one sentence on whether the criterion holds, naming the sub-question at fault if any. Then verdict: "
         f"{VERDICT_WORDS}."
-        + _format(CHECK_EXAMPLE if show_example else None, "replace the values")
+        + CHECK_EXAMPLE.format_section(model, "replace the values")
     )
 
 
@@ -170,7 +162,7 @@ DOC_EXAMPLE = PromptExample(
 """The tool-document format: placeholders only."""
 
 
-def tool_doc(sample: Sample, sub: SubQuestion, *, show_example: bool = True) -> list[ChatMessage]:
+def tool_doc(sample: Sample, sub: SubQuestion, model: ChatModel) -> list[ChatMessage]:
     """Design a reusable tool for one sub-question (its call is asked for next, `golden_arguments`)."""
     return _messages(
         f"{_context(sample, sub)}\n\n"
@@ -178,7 +170,7 @@ def tool_doc(sample: Sample, sub: SubQuestion, *, show_example: bool = True) -> 
         "- name: what the tool does, as a snake_case verb phrase (get_..., search_..., find_..., convert_...);\n"
         "- description: what it does in general (never this question's values or its answer);\n"
         "- parameters: the inputs the call needs (names in snake_case, each with a type and a description)."
-        + _format(DOC_EXAMPLE if show_example else None, "replace every <...> and the name")
+        + DOC_EXAMPLE.format_section(model, "replace every <...> and the name")
     )
 
 
@@ -225,12 +217,11 @@ def tool_rows(name: str, description: str, keys: list[str], field: str, golden: 
     )
 
 
-def groups_example() -> PromptExample:
-    """The merge-grouping format: placeholder ids, which name no sub-question."""
-    return PromptExample({"groups": [{"ids": ["<id>", "<id>"], "intent": "<the shared kind of lookup>"}]})
+GROUPS_EXAMPLE = PromptExample({"groups": [{"ids": ["<id>", "<id>"], "intent": "<the shared kind of lookup>"}]})
+"""The merge-grouping format: placeholder ids, which name no sub-question."""
 
 
-def merge_groups(sample: Sample, tools: list[tuple[str, ToolDoc | dict[str, Any]]], example: PromptExample | None) -> list[ChatMessage]:
+def merge_groups(sample: Sample, tools: list[tuple[str, ToolDoc | dict[str, Any]]], model: ChatModel) -> list[ChatMessage]:
     """Find sub-questions whose tools share one intent."""
     listing = "\n".join(f"- {sid}: {_tool_line(doc)}" for sid, doc in tools)
     return _messages(
@@ -238,7 +229,7 @@ def merge_groups(sample: Sample, tools: list[tuple[str, ToolDoc | dict[str, Any]
         "Group the sub-questions whose tools have the same intent (the same kind of lookup on different inputs), "
         "so that one tool can serve them all. Leave tools with different intents out. "
         f"Use only these ids: {', '.join(sid for sid, _ in tools)}. Reply with no groups when no tools share an intent."
-        + _format(example, "replace every <...>")
+        + GROUPS_EXAMPLE.format_section(model, "replace every <...>")
     )
 
 
@@ -263,7 +254,7 @@ def merged_doc_example(ids: list[str]) -> PromptExample:
     )
 
 
-def merged_doc(sample: Sample, members: list[SubQuestion], docs: list[dict[str, Any]], example: PromptExample | None) -> list[ChatMessage]:
+def merged_doc(sample: Sample, members: list[SubQuestion], docs: list[dict[str, Any]], model: ChatModel) -> list[ChatMessage]:
     """One tool document covering every member, with a golden call per member."""
     contexts = "\n\n".join(_context(sample, m) for m in members)
     listing = "\n".join(f"- {_tool_line(d)}" for d in docs)
@@ -271,5 +262,5 @@ def merged_doc(sample: Sample, members: list[SubQuestion], docs: list[dict[str, 
         f"{contexts}\n\nTools designed so far:\n{listing}\n\n"
         "These sub-questions share one intent. Design ONE reusable tool that answers all of them, and give the golden "
         "call arguments for each sub-question id (values copied from that sub-question or its dependencies' answers)."
-        + _format(example, "replace every <...> and the name")
+        + merged_doc_example([m.id for m in members]).format_section(model, "replace every <...> and the name")
     )

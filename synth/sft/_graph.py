@@ -126,9 +126,7 @@ _PROPOSE = """You design realistic tasks for an AI assistant that uses the tools
 Tools:
 {tools}
 
-Propose {n} different, realistic user tasks that each need SEVERAL of these tools in sequence, later calls using what earlier calls returned (ids, names, values). For each task give the exact tool names in call order, only names listed above.
-Format (replace every <...>):
-{example}"""
+Propose {n} different, realistic user tasks that each need SEVERAL of these tools in sequence, later calls using what earlier calls returned (ids, names, values). For each task give the exact tool names in call order, only names listed above.{format}"""
 
 PROPOSE_EXAMPLE = PromptExample({"chains": [{"task": "<a user task>", "tools": ["<tool name>", "<tool name>"]}]})
 """The proposal format: placeholders only."""
@@ -194,7 +192,8 @@ async def propose_graph(
     results = []
     for r in range(rounds):
         prompt = _PROPOSE.format(
-            name=server.name, description=server.description, tools=tool_lines(server), n=per_round, example=PROPOSE_EXAMPLE.text
+            name=server.name, description=server.description, tools=tool_lines(server), n=per_round,
+            format=PROPOSE_EXAMPLE.format_section(model, "replace every <...>"),
         )
         prompt += f"\n(Batch {r + 1} of {rounds}: make these different from other batches.)"
         guard = ReplyCheck(PROPOSE_EXAMPLE, check=check)

@@ -142,8 +142,7 @@ Answer each with {words}:
 - tool_response_understanding: {steps} verdicts, one per tool step: did the assistant use that result correctly (errors included)?
 - conciseness: did it avoid needless or repeated calls and chatter?
 - final_answer: does the final answer say only what the tool results say, and answer the whole request?
-reason (first): one sentence on what went right and what went wrong.
-{format}"""
+reason (first): one sentence on what went right and what went wrong.{format}"""
 
 
 def judge_example(steps: int) -> PromptExample:
@@ -211,7 +210,7 @@ async def judge_trajectory(
     shown = found.lines()
     findings = ("Found in the conversation itself:\n" + "\n".join(f"- {line}" for line in shown) + "\n") if shown else ""
     prompt = _PROMPT.format(
-        steps=n, conversation=render(messages), findings=findings, words=VERDICT_WORDS, format=example.format_lines(model)
+        steps=n, conversation=render(messages), findings=findings, words=VERDICT_WORDS, format=example.format_section(model)
     )
     result = await guard.ask(model, prompt, _JudgeReply, settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens), schema=judge_schema(n))
     reply = result.value

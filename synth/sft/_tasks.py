@@ -8,8 +8,9 @@ server is rejected, and every task is scored on question quality, scenario reali
 tool-use necessity; only tasks at or above every per-score threshold are kept.
 
 Format examples hold placeholders, and the scoring example scores 1 (below every threshold);
-a reply that copies its example fails as `copied_example`. Schemas are built per call: how
-many requests, which tool names, score ranges.
+a prompt shows its example only to a model that does not enforce the schema
+(`PromptExample.format_section`), and a reply that copies it fails as `copied_example`.
+Schemas are built per call: how many requests, which tool names, score ranges.
 """
 
 from __future__ import annotations
@@ -121,15 +122,11 @@ Each request must need ALL of these tools, in this order: {chain}
 (later calls use what earlier calls return). Tools:
 {tools}
 Ideas: {sketches}
-Give the details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}.
-Format (replace every <...>):
-{example}"""
+Give the details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}.{format}"""
 
 _SERVER = """Write {n} realistic user requests for an assistant with these tools of "{name}" ({description}):
 {tools}
-Each request must need at least {k} different tools; list the tool names it needs. Give the details a user would know; never mention tool names in the request. Write in {language}.
-Format (replace every <...>):
-{example}"""
+Each request must need at least {k} different tools; list the tool names it needs. Give the details a user would know; never mention tool names in the request. Write in {language}.{format}"""
 
 _AUGMENT = {
     "diverse": "Rewrite the request for a different situation and context (new names, places, goals) that needs the same tools.",
@@ -147,8 +144,7 @@ Answer:
 - first_tool: the tool the assistant must call first to do it, or "none" when no tool of the list can do what is asked;
 - needs_tools: "yes" when answering needs a lookup or an action through a tool, "no" when the request itself and common knowledge suffice;
 - clear: is the request clear and specific, with the details the tool calls need? ({words});
-- realistic: would a real person send it? ({words}).
-{format}"""
+- realistic: would a real person send it? ({words}).{format}"""
 
 SCORE_EXAMPLE = PromptExample(
     {"reason": "<one sentence>", "first_tool": "none", "needs_tools": "no", "clear": "no", "realistic": "no"}
@@ -249,7 +245,7 @@ async def chain_tasks(
         tools=tool_lines(server),
         sketches="; ".join(sketches) or "(none)",
         language=_LANG.get(server.language, server.language),
-        example=example.text,
+        format=example.format_section(model, "replace every <...>"),
     )
 
     def check(value: _Questions) -> str | None:
@@ -288,7 +284,7 @@ async def server_tasks(
         tools=tool_lines(server),
         k=k,
         language=_LANG.get(server.language, server.language),
-        example=example.text,
+        format=example.format_section(model, "replace every <...>"),
     )
 
     def problem(t: _ServerTask) -> str | None:
@@ -329,8 +325,8 @@ async def augment(
     prompt = (
         f"Original request: {base.question}\n{instruction}\n"
         f"Keep it answerable with the same tools ({', '.join(base.target_tools)}); never mention tool names. "
-        f"Write in {_LANG.get(base.language, base.language)}.\n"
-        f"Format (replace <...>):\n{REWRITE_EXAMPLE.text}"
+        f"Write in {_LANG.get(base.language, base.language)}."
+        + REWRITE_EXAMPLE.format_section(model, "replace <...>")
     )
     guard = ReplyCheck(REWRITE_EXAMPLE, check=lambda v: language_problem(v.question, base.language))
     result = await guard.ask(model, prompt, _Rewrite, settings=_settings(max_tokens), schema=REWRITE_SCHEMA)
@@ -358,7 +354,7 @@ def pick_persona(personas: list[str], task_id: str, seed: int) -> str | None:
 async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_tokens: int = 300) -> StructuredResult[TaskScores]:
     """Score `task`: the first tool it needs (or none), whether it needs tools at all, and two word verdicts; a failed score is a `StructuredResult` with no value (the task is then rejected)."""
     prompt = _SCORE.format(
-        name=server.name, tools=tool_lines(server), question=task.question, words=VERDICT_WORDS, format=SCORE_EXAMPLE.format_lines(model),
+        name=server.name, tools=tool_lines(server), question=task.question, words=VERDICT_WORDS, format=SCORE_EXAMPLE.format_section(model),
     )  # fmt: skip
     names = [t.name for t in server.tools]
     guard = ReplyCheck(SCORE_EXAMPLE, check=lambda v: None if v.first_tool in [*names, "none"] else f"first_tool must be one of {names} or none")

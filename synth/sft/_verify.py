@@ -162,8 +162,7 @@ Proposed tool chain (called in this order): {chain}
 
 Would a real user have ONE task that needs exactly these tools in this order, each call using what the earlier ones returned?
 coherent: false if a step is unnecessary, the order is unnatural or the steps do not connect; true otherwise.
-task: that user's request in one sentence. reason: one sentence. Then coherent.
-{format}"""
+task: that user's request in one sentence. reason: one sentence. Then coherent.{format}"""
 
 VOTE_EXAMPLE = PromptExample({"coherent": False, "task": "<the user's request>", "reason": "<one sentence>"})
 """The vote format: it votes against the chain, so copying it never passes one."""
@@ -183,7 +182,7 @@ VOTE_SCHEMA: dict[str, Any] = {
 async def vote_coherence(model: object, server: ServerDoc, chain: Sequence[str], *, voters: int = 3, max_tokens: int = 400) -> CoherenceVerdict:
     """Ask `voters` independent judgements; accept on a strict majority of valid 'coherent' votes."""
     prompt = _VOTE.format(
-        name=server.name, description=server.description, tools=tool_lines(server), chain=" -> ".join(chain), format=VOTE_EXAMPLE.format_lines(model)
+        name=server.name, description=server.description, tools=tool_lines(server), chain=" -> ".join(chain), format=VOTE_EXAMPLE.format_section(model)
     )
     yes = no = invalid = 0
     tasks: list[str] = []

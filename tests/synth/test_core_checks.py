@@ -30,6 +30,12 @@ def test_a_copy_is_the_whole_example_or_one_of_its_placeholders() -> None:
     assert json.loads(EXAMPLE.text) == EXAMPLE.value
 
 
+def test_the_format_section_is_shown_only_to_a_model_that_does_not_enforce_the_schema() -> None:
+    shown = EXAMPLE.format_section(FunctionModel.from_replies(), "replace <one sentence>")
+    assert shown == f"\nFormat (replace <one sentence>):\n{EXAMPLE.text}", "it starts a new line after the prompt's last one"
+    assert EXAMPLE.format_section(MeteredModel(FunctionModel.from_replies(supports_output_schema=True))) == "", "wrappers keep the profile"
+
+
 @pytest.mark.anyio
 async def test_reply_check_codes_a_copy_and_each_check_failure() -> None:
     def own(v: Verdict) -> tuple[str, str] | str | None:

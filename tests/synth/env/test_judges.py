@@ -59,30 +59,37 @@ async def test_every_judge_rejects_a_copy_of_its_example(tmp_path, sandbox, fiel
 
 @pytest.mark.anyio
 async def test_a_copied_merge_grouping_skips_the_merge_and_keeps_the_sample(tmp_path, sandbox):
-    result, _ = await run(tmp_path, Script(groups=prompts.groups_example().text), sandbox, retries=0)
+    result, _ = await run(tmp_path, Script(groups=prompts.GROUPS_EXAMPLE.text), sandbox, retries=0)
     (record,) = result.envs
     assert "merge_skipped: copied_example" in record.notes
 
 
-def test_prompts_show_no_passing_values(tmp_path):
+def test_prompts_show_no_passing_values():
     # every example fails its own stage when copied: no tool needed, scores of 0, ids that name nothing
     assert not any(i["needs_tool"] for i in prompts.necessity_example(["q1", "q2"]).value["items"])
     assert VERDICTS[prompts.CHECK_EXAMPLE.value["verdict"]] == 0.0
-    assert all(i.startswith("<") for g in prompts.groups_example().value["groups"] for i in g["ids"])
-    (seed,) = seeds_of(tmp_path, [ROW])
-    assert prompts.DECOMPOSE_EXAMPLE.text in prompts.decompose(seed)[1].content
-    assert "Format" not in prompts.decompose(seed, show_example=False)[1].content, "an enforced schema needs no format example"
+    assert all(i.startswith("<") for g in prompts.GROUPS_EXAMPLE.value["groups"] for i in g["ids"])
 
 
-def test_enforced_judges_see_no_example_to_anchor_on(tmp_path):
+def test_prompts_show_their_example_only_when_the_schema_is_not_enforced(tmp_path):
     # shown `needs_tool: false` / `score: 0.0`, the embedded model answered with them whatever its reason said
     (seed,) = seeds_of(tmp_path, [ROW])
-    sample = Sample(id="s", seed=seed, question="Q?", answer="A", scenario="single_hop",
-                    sub_questions=[SubQuestion(id="q1", question="Which city?", answer="Paris")])
-    example = prompts.necessity_example(["q1"])
-    assert example.text in prompts.necessity(sample, example)[1].content
-    assert "Format" not in prompts.necessity(sample, None)[1].content
-    assert "Format" not in prompts.check(sample, "atomicity", show_example=False)[1].content
+    q1 = SubQuestion(id="q1", question="Which city?", answer="Paris")
+    sample = Sample(id="s", seed=seed, question="Q?", answer="A", scenario="single_hop", sub_questions=[q1])
+    params = {"type": "object", "properties": {"landmark": {"type": "string"}}}
+    doc = {"name": "find_city", "description": "The city of a landmark.", "parameters": params}
+    builders = [
+        (prompts.DECOMPOSE_EXAMPLE, lambda m: prompts.decompose(seed, m)),
+        (prompts.necessity_example(["q1"]), lambda m: prompts.necessity(sample, m, ["q1"])),
+        (prompts.CHECK_EXAMPLE, lambda m: prompts.check(sample, "atomicity", m)),
+        (prompts.DOC_EXAMPLE, lambda m: prompts.tool_doc(sample, q1, m)),
+        (prompts.GROUPS_EXAMPLE, lambda m: prompts.merge_groups(sample, [("q1", doc)], m)),
+        (prompts.merged_doc_example(["q1"]), lambda m: prompts.merged_doc(sample, [q1], [doc], m)),
+    ]
+    for example, build in builders:
+        assert example.text in build(FunctionModel.from_replies())[1].content
+        enforced = build(FunctionModel.from_replies(supports_output_schema=True))[1].content
+        assert "Format" not in enforced and example.text not in enforced, "an enforced schema needs no format example"
     # reason first: a constrained model decides after it has said why
     assert list(_schemas.CHECK_SCHEMA["properties"]) == ["reason", "verdict"]
     item = _schemas.necessity_schema(["q1"])["properties"]["items"]["prefixItems"][0]

@@ -135,3 +135,20 @@ def test_proposal_schema_names_only_the_servers_tools() -> None:
     tools = schema["properties"]["chains"]["items"]["properties"]["tools"]
     assert tools["items"]["enum"] == sorted(t.name for t in TRAVEL.tools) and tools["minItems"] == 2
     assert schema["properties"]["chains"]["maxItems"] == 5
+
+
+@pytest.mark.anyio
+async def test_graph_and_vote_prompts_show_their_example_only_when_the_schema_is_not_enforced() -> None:
+    from synth.sft._graph import PROPOSE_EXAMPLE
+    from synth.sft._verify import VOTE_EXAMPLE
+
+    stages = [
+        (PROPOSE_EXAMPLE, lambda m: propose_graph(m, TRAVEL, rounds=1)),
+        (VOTE_EXAMPLE, lambda m: vote_coherence(m, TRAVEL, ["search_flights", "book_flight"], voters=1)),
+    ]
+    for example, stage in stages:
+        for enforced in (False, True):
+            model = FunctionModel(lambda *_: "no json", supports_output_schema=enforced)
+            await stage(model)
+            prompt = model.requests[0].messages[-1].content
+            assert (example.text in prompt, "Format" in prompt) == (not enforced, not enforced), "an enforced schema needs no format example"

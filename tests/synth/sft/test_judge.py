@@ -93,6 +93,17 @@ async def test_a_judge_copying_its_example_is_rejected_with_its_own_code() -> No
         assert "copied the format example" in model.requests[1].messages[-1].content, "the retry says why"
 
 
+@pytest.mark.anyio
+async def test_the_judge_shows_its_example_only_when_the_schema_is_not_enforced() -> None:
+    from synth.sft._judge import judge_example
+
+    for enforced in (False, True):
+        model = FunctionModel(lambda *_: "no json", supports_output_schema=enforced)
+        await judge_trajectory(model, MESSAGES)
+        prompt = model.requests[0].messages[-1].content
+        assert (judge_example(2).text in prompt, "Format" in prompt) == (not enforced, not enforced), "shown scores anchor a small judge"
+
+
 def test_the_judge_schema_asks_exactly_one_verdict_per_step() -> None:
     import jsonschema
 

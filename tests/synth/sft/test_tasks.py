@@ -89,3 +89,23 @@ async def test_copied_examples_fail_task_writing_and_scoring() -> None:
     tools = schema["properties"]["tasks"]["items"]["properties"]["tools"]
     assert tools["items"]["enum"] == ["book_flight", "cancel_booking", "search_flights"] and tools["minItems"] == 2
     assert schema["properties"]["tasks"]["maxItems"] == 2
+
+
+@pytest.mark.anyio
+async def test_task_prompts_show_their_example_only_when_the_schema_is_not_enforced() -> None:
+    from synth.sft._tasks import REWRITE_EXAMPLE, SCORE_EXAMPLE, SynthTask, questions_example, server_tasks_example
+
+    chain = ["search_flights", "book_flight"]
+    base = SynthTask(id="t", server_id=TRAVEL.id, kind="chain", question="Book the cheapest SFO to JFK flight for Ana.", target_tools=chain)
+    stages = [
+        (questions_example(1), lambda m: chain_tasks(m, TRAVEL, chain, [], n=1)),
+        (server_tasks_example(2), lambda m: server_tasks(m, TRAVEL, n=1, k=2)),
+        (REWRITE_EXAMPLE, lambda m: augment(m, base, "diverse")),
+        (SCORE_EXAMPLE, lambda m: score_task(m, TRAVEL, base)),
+    ]
+    for example, stage in stages:
+        for enforced in (False, True):
+            model = FunctionModel(lambda *_: "no json", supports_output_schema=enforced)
+            await stage(model)
+            prompt = model.requests[0].messages[-1].content
+            assert (example.text in prompt, "Format" in prompt) == (not enforced, not enforced), "an enforced schema needs no format example"

@@ -83,7 +83,11 @@ class VllmOptions(BaseModel):
     enforce_eager: bool = Field(default=False, description="Skip compilation: starts faster, ~25% slower.")
     kv_cache_gib: int = Field(default=2, description="VLLM_CPU_KVCACHE_SPACE (CPU builds only).")
     cpu_threads: str | None = Field(default=None, description="VLLM_CPU_OMP_THREADS_BIND; default: all cores.")
-    json_tool_parser: bool = Field(default=True, description="Also return bare/fenced JSON calls as tool_calls.")
+    json_tool_parser: bool = Field(
+        default=True,
+        description="Parse calls server-side with the project's `parse_tool_calls` (the plugin `_vllm_tool_parser.py`), "
+        "so `tool_calls` hold what every other path reads from the text; off: vLLM's stock hermes parser.",
+    )
     chunked_prefill: bool = Field(
         default=False,
         description="Off by default: on the CPU build a seeded request whose prefill is chunked crashes "

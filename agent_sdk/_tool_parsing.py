@@ -4,7 +4,14 @@ Servers with a tool-call parser return structured `tool_calls`; small models and
 without one write the call into the content, as `<tool_call>{...}</tool_call>` blocks
 (Hermes/Qwen style, possibly several), a fenced ```json block, or a bare JSON object
 `{"name": ..., "arguments": ...}` (what Qwen2.5-Coder does under vLLM's hermes parser with
-`tool_choice="auto"`). Every backend funnels its raw output through `parse_tool_calls`.
+`tool_choice="auto"`). Every path from raw text to calls runs `parse_tool_calls`: the local
+backend, the OpenAI client (served GRPO's rollouts read through it), veRL's rollouts
+(`rl.verl.AstraToolParser`), and, inside `astra model serve`, vLLM's tool-call parser
+(`_vllm_tool_parser.py`, which hands on `structured_calls`).
+
+That plugin loads this module in vLLM's own environment, without the `agent_sdk` package: it
+and the two modules it imports (`_json_repair`, `_messages`) import only the standard library
+and pydantic.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from pydantic import BaseModel, Field
 from agent_sdk._json_repair import loads_repaired
 from agent_sdk._messages import ArgumentRepair, ToolCall
 
-__all__ = ["ParsedCalls", "parse_arguments", "parse_tool_calls"]
+__all__ = ["ParsedCalls", "arguments_text", "parse_arguments", "parse_tool_calls", "structured_calls"]
 
 _TAG_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|tool_call)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
@@ -47,12 +54,15 @@ def parse_arguments(raw: str | Mapping[str, Any] | None) -> tuple[dict[str, Any]
         The arguments and the repairs applied (`double_encoded`, `single_quotes`, ...).
 
     Raises:
-        ValueError: when the text is not an object even after repair.
+        ValueError: when the arguments are not an object (a list, a number, text that is not one
+            even after repair).
     """
     if raw is None:
         return {}, []
     if isinstance(raw, Mapping):
         return dict(raw), []
+    if not isinstance(raw, str):  # a list or a number written where the object belongs
+        raise ValueError(f"arguments must be a JSON object, got {type(raw).__name__}")
     if not raw.strip():
         return {}, []
     value, fixes = loads_repaired(raw)
@@ -101,6 +111,34 @@ def parse_tool_calls(
     if bare.calls:
         return bare
     return ParsedCalls(content_without_calls=content)
+
+
+def structured_calls(content: str | None, *, known_tools: Collection[str] | None) -> ParsedCalls | None:
+    """The calls a server's tool-call parser returns as structured `tool_calls` for `content`, or None.
+
+    A server hands each call on with its arguments as the model wrote them (`arguments_text`), so
+    a client reading the reply with `parse_tool_calls` gets the same calls, content and argument
+    repairs as from the text itself. A repair the argument text cannot carry (one made on the
+    whole call, such as quotes fixed across it, or a call that did not parse) would be lost, so
+    for such a reply this returns None: the server hands on the text, and the client parses it
+    and records the repair.
+
+    Args:
+        content: the model's raw reply.
+        known_tools: the request's tool names (see `parse_tool_calls`).
+    """
+    parsed = parse_tool_calls(content, None, known_tools=known_tools)
+    if not parsed.calls:
+        return None
+    written = {call.id: call.raw_arguments or "" for call in parsed.calls}
+    if any(not repair.ok or repair.raw != written[repair.call_id] for repair in parsed.repairs):
+        return None
+    return parsed
+
+
+def arguments_text(call: ToolCall) -> str:
+    """A call's arguments as the model wrote them; a call written without arguments gets `{}`."""
+    return call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments, ensure_ascii=False)
 
 
 def _from_structured(content: str | None, structured: Sequence[Mapping[str, Any]]) -> ParsedCalls:

@@ -112,53 +112,6 @@ def test_find_vllm_python_rejects_an_interpreter_without_vllm(tmp_path):
     assert find_vllm_python(tmp_path / "missing" / "python") is None
 
 
-PLUGIN_CHECK = """
-import json, sys
-from transformers import AutoTokenizer
-from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
-from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
-
-ToolParserManager.import_tool_parser(sys.argv[1])
-parser = ToolParserManager.get_tool_parser("hermes_json")(AutoTokenizer.from_pretrained(sys.argv[2]))
-request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=json.loads(sys.argv[3]))
-out = []
-for text in sys.argv[4:]:
-    info = parser.extract_tool_calls(text, request)
-    out.append({"called": info.tools_called, "content": info.content,
-                "calls": [[c.function.name, json.loads(c.function.arguments)] for c in info.tool_calls]})
-print(json.dumps(out))
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(600)
-def test_vllm_plugin_returns_bare_and_fenced_json_calls_structured():
-    import subprocess
-
-    from agent_sdk._embedded import embedded_model_dir
-    from agent_sdk._serve import _TOOL_PARSER_PLUGIN
-
-    python = find_vllm_python()
-    if python is None:
-        pytest.skip(f"vLLM is not installed (no {DEFAULT_VLLM_PYTHON}; run scripts/install_vllm.sh)")
-    texts = [
-        '{"name": "get_forecast", "arguments": {"city": "Oslo", "date": "2025-06-14"}}',
-        'Sure.\n```json\n{"name": "get_forecast", "arguments": {"city": "Oslo", "date": "2025-06-15"}}\n```',
-        '<tool_call>\n{"name": "get_forecast", "arguments": {"city": "Lisbon", "date": "2025-06-14"}}\n</tool_call>',
-        '{"name": "not_a_tool", "arguments": {}}',
-        "It will rain in Oslo.",
-    ]
-    args = [str(_TOOL_PARSER_PLUGIN), str(embedded_model_dir()), json.dumps([FORECAST_TOOL]), *texts]
-    done = subprocess.run([str(python), "-c", PLUGIN_CHECK, *args], capture_output=True, text=True, timeout=500)
-    assert done.returncode == 0, done.stderr[-2000:]
-    bare, fenced, tagged, unknown, plain = json.loads(done.stdout.strip().splitlines()[-1])
-    assert bare == {"called": True, "content": None, "calls": [["get_forecast", {"city": "Oslo", "date": "2025-06-14"}]]}
-    assert fenced["calls"] == [["get_forecast", {"city": "Oslo", "date": "2025-06-15"}]] and fenced["content"] == "Sure."
-    assert tagged["calls"] == [["get_forecast", {"city": "Lisbon", "date": "2025-06-14"}]]
-    assert unknown["called"] is False and unknown["content"] == texts[3]
-    assert plain == {"called": False, "content": "It will rain in Oslo.", "calls": []}
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 async def test_fallback_app_returns_structured_tool_calls(local_model):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +96,24 @@ async def test_arguments_are_handed_on_as_written(parser, tools):
     assert json.loads(whole.arguments) == {"flight_number": "LX2084"}  # written as an object: no argument text to keep
     _, (broken,) = await extract(parser, tools, '<tool_call>\n{"name": "get_gate", "arguments": "flight LX2084"}\n</tool_call>')
     assert broken.name == "get_gate" and broken.arguments == "flight LX2084"  # the episode answers it with an error
+
+MODEL_REPLIES = Path(__file__).resolve().parents[1] / "agent_sdk" / "data" / "model_replies.jsonl"
+"""The replies every reader must read alike (tests/agent_sdk/test_parse_parity.py)."""
+
+
+async def test_the_model_replies_read_as_the_agent_reads_them(parser):
+    from agent_sdk import parse_arguments
+    from rl.verl import sanitize_tool
+
+    replies = [json.loads(line) for line in MODEL_REPLIES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for reply in replies:
+        tools = [sanitize_tool({"name": n, "description": n, "parameters": {"type": "object", "properties": {}}}) for n in reply["tools"]]
+        content, calls = await extract(parser, tools, reply["text"])
+        read = []
+        for call in calls:  # the arguments as the episode parses them (an unparsable text: {} and an error)
+            try:
+                read.append([call.name, parse_arguments(call.arguments)[0]])
+            except ValueError:
+                read.append([call.name, {}])
+        assert read == reply["calls"], reply["shape"]
+        assert (content or None) == reply["content"], reply["shape"]

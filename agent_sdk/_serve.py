@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import socket
@@ -33,6 +34,7 @@ from agent_sdk.exceptions import ModelError, UserError
 __all__ = ["ServedModel", "VllmOptions", "find_vllm_python", "serve_model", "vllm_command", "vllm_env"]
 
 ENV_VLLM_PYTHON = "ASTRA_VLLM_PYTHON"
+_log = logging.getLogger(__name__)
 _REPO = Path(__file__).resolve().parents[1]
 DEFAULT_VLLM_PYTHON = _REPO / ".venv-vllm" / "bin" / "python"
 _TOOL_PARSER_PLUGIN = Path(__file__).with_name("_vllm_tool_parser.py")
@@ -222,6 +224,10 @@ async def serve_model(
     vllm_python = find_vllm_python(python) if backend != "local" else None
     if backend == "vllm" and vllm_python is None:
         raise UserError(f"no vLLM interpreter found (set {ENV_VLLM_PYTHON} or run scripts/install_vllm.sh)")
+    if backend == "auto" and vllm_python is None:
+        # Said out loud: the fallback answers, but an order of magnitude slower than vLLM on a CPU.
+        _log.warning("no vLLM interpreter (%s, or $%s): serving %s with the transformers backend", python or DEFAULT_VLLM_PYTHON,
+                     ENV_VLLM_PYTHON, name)  # fmt: skip
     if vllm_python is not None:
         async with _serve_vllm(vllm_python, path, name, host, port, options or VllmOptions(), startup_timeout_s, log_path) as served:
             yield served

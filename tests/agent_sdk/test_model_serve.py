@@ -129,9 +129,10 @@ async def test_fallback_app_returns_structured_tool_calls(local_model):
 
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
-async def test_serve_model_falls_back_to_the_local_backend():
-    async with serve_model("embedded", backend="local", startup_timeout_s=300) as served:
+async def test_serve_model_falls_back_to_the_local_backend(tmp_path, caplog):
+    async with serve_model("embedded", backend="auto", python=tmp_path / "no-python", startup_timeout_s=300) as served:
         assert served.backend == "local" and served.model_name == EMBEDDED_MODEL_NAME
+        assert "serving qwen" in caplog.text.lower() and "transformers backend" in caplog.text, "the slower fallback is said"
         client = OpenAIChatModel(base_url=served.base_url, timeout_s=300)
         response = await client.complete(
             [ChatMessage(role="user", content=REQUEST["messages"][0]["content"])],
@@ -159,7 +160,25 @@ async def test_serve_model_with_vllm_returns_structured_tool_calls():
                 [FORECAST_TOOL],
                 settings=SamplingSettings(max_tokens=48, temperature=0, output_schema=RAIN_SCHEMA),
             )
+            sampled = await model.complete(
+                [ChatMessage(role="user", content=REQUEST["messages"][0]["content"])],
+                [FORECAST_TOOL],
+                settings=SamplingSettings(max_tokens=48, temperature=1.0, seed=7, return_tokens=True),
+            )
     assert [m["id"] for m in models["data"]] == [EMBEDDED_MODEL_NAME]
+    # on-policy GRPO trains on these: the rendered prompt and the sampled ids, one logprob per id
+    tokens = sampled.tokens
+    assert tokens is not None and tokens.prompt_ids and tokens.completion_ids
+    assert len(tokens.logprobs) == len(tokens.completion_ids) and all(lp <= 0.0 for lp in tokens.logprobs)
+    from transformers import AutoTokenizer
+
+    from agent_sdk import embedded_model_dir
+
+    tokenizer = AutoTokenizer.from_pretrained(str(embedded_model_dir()))
+    rendered = tokenizer.apply_chat_template([REQUEST["messages"][0]], tools=[FORECAST_TOOL], add_generation_prompt=True, tokenize=False)
+    assert tokenizer.decode(tokens.prompt_ids) == rendered, "the prompt ids are the chat template's rendering"
+    text = tokenizer.decode(tokens.completion_ids, skip_special_tokens=True)
+    assert (sampled.message.content or "") in text and all(c.name in text for c in sampled.message.tool_calls)
     assert response.status_code == 200, response.text
     _assert_forecast_call(response.json())
     reply = json.loads(constrained.message.content)

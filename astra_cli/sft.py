@@ -23,6 +23,7 @@ from astra_cli._model_options import (
     open_companion,
     open_model,
 )
+from astra_cli.rl import Mode
 
 
 @sft_app.command("synth")
@@ -113,6 +114,12 @@ def cold_start(
     check_answer: Annotated[bool, typer.Option("--check-answer", help="Keep an agent episode only if its final answer contains the task's answer.")] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Environments verified and episodes played at once.")] = 4,
     system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="System prompt (default: the agent's DEFAULT_SYSTEM_PROMPT).")] = None,
+    distractors: Annotated[
+        Mode, typer.Option("--distractors", help="Distractors offered beside each environment's tools: none, banded or random; "
+                           "with `astra rl prepare`'s mode, --per-band and --seed (as --distractor-seed), the ones GRPO offers.")
+    ] = Mode.none,
+    per_band: Annotated[int, typer.Option("--per-band", min=0, help="Banded mode: distractors sampled per band for each tool.")] = 2,
+    distractor_seed: Annotated[int, typer.Option("--distractor-seed", help="Seed of distractor sampling.")] = 0,
     workers: Annotated[int | None, typer.Option(help="Sandbox worker processes (default $ASTRA_SANDBOX_WORKERS, else 2).")] = None,
     unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")] = False,
 ) -> None:
@@ -123,12 +130,15 @@ def cold_start(
     from mcp_servers import McpServersError, SandboxConfig
     from rl.cold_start import ColdStartConfig, ColdStartStats
     from rl.cold_start import cold_start as run_cold_start
+    from rl.distractors import DistractorConfig
     from rl.exceptions import RlError
 
     fields = {"golden": golden, "agent_samples": agent_samples, "temperature": temperature, "max_turns": max_turns,
               "seed": seed, "check_answer": check_answer, "concurrency": concurrency}
     if system_prompt is not None:
         fields["system_prompt"] = system_prompt
+    if distractors is not Mode.none:
+        fields["distractors"] = DistractorConfig(mode=distractors.value, per_band=per_band, seed=distractor_seed)
     config = ColdStartConfig.model_validate(fields)
     if policy is not None and not agent_samples:
         typer.echo("note: --policy is used only with --agent-samples > 0", err=True)

@@ -1,90 +1,71 @@
-"""The cold-start SFT data of the loop: judged SFT rows plus conversations from verified environments.
+"""The cold-start SFT data of the loop: judged SFT rows plus golden replays of verified environments.
 
-`cold_start_data` is the one function the cold-start stage calls. It builds golden-replay
-conversations: every golden call of an environment is made over MCP against the real tools
-(through an in-process arena), in dependency order, one call per assistant turn, under the
-agent's one system prompt (`agent_sdk.DEFAULT_SYSTEM_PROMPT`, which GRPO's rows and the evaluation
-also open with), and the
-conversation ends with the task's answer. `rl.cold_start` (`astra sft cold-start`) is the
-fuller source — parallel calls per dependency level, agent episodes kept at F1 = 1 — which
-the loop has not been measured with.
+`cold_start_data` is the one function the cold-start stage calls. The replays come from
+`rl.cold_start`, the one producer of cold-start rows (`astra sft cold-start` runs it too): every
+golden call of an environment is made over MCP against the real tools, in
+`mcp_servers.golden_order`, one call per assistant turn, under the agent's one system prompt
+(`agent_sdk.DEFAULT_SYSTEM_PROMPT`, which GRPO's rows and the evaluation also open with), with
+the environment's tools plus its banded distractors as the tool set (the ones GRPO's datasets
+draw for the same environments and seed) and the call arguments as JSON objects; the
+conversation ends with the task's answer. The judged rows of SFT synthesis and
+`LoopConfig.extra_sft` come first, then the replays, mixed (`rl.mix_sft`, repeats dropped)
+into one export written by the one SFT writer (`agent_sdk.write_sft_files`).
+
+Output directory: `envs/` (what `rl.cold_start` writes: verify.json, trajectories.jsonl,
+rejected.jsonl, stats.json and its export) and the mixed export `sft.jsonl` / `sft.parquet` /
+`openai.jsonl` with `mix.json`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_sdk import DEFAULT_SYSTEM_PROMPT, read_jsonl
+from agent_sdk import SFT_FILES
+from rl import ColdStartConfig, DistractorConfig, cold_start, mix_sft
 
 
 class ColdStartData(BaseModel):
-    """What the cold-start data holds (`sft.jsonl`: OpenAI chat rows with `tools`)."""
+    """What the cold-start data holds (`sft.jsonl`: SFT rows, messages with `tool_calls` and `tools`)."""
 
-    path: Path
-    sft_rows: int = Field(description="Judged rows copied from the SFT synthesis export.")
-    env_rows: int = Field(description="Conversations replayed from verified environments.")
-    skipped_envs: list[str] = Field(default_factory=list, description="`dir: reason` for environments not replayed.")
-
-
-def _tool_schema(tool: Any) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}}
-
-
-async def _replay(client: Any, env: Any) -> dict[str, Any]:
-    from mcp_servers import golden_levels
-
-    messages: list[dict[str, Any]] = [{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, {"role": "user", "content": env.spec.task.question}]
-    for i, subtask in enumerate(s for level in golden_levels(env.spec) for s in level):
-        call = subtask.golden_call
-        result = await client.call_tool(call.tool, call.arguments)
-        output = "".join(getattr(block, "text", "") for block in result.content)
-        if result.is_error:
-            raise ValueError(f"golden call {call.tool} failed: {output[:200]}")
-        call_id = f"call_{i}"
-        arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
-        messages.append({"role": "assistant", "content": "", "tool_calls": [{"id": call_id, "type": "function", "function": {"name": call.tool, "arguments": arguments}}]})
-        messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
-    messages.append({"role": "assistant", "content": env.spec.task.answer})
-    return {"messages": messages, "tools": [_tool_schema(t) for t in env.spec.tools], "env_id": env.spec.id}
+    path: Path = Field(description="The mixed `sft.jsonl` the SFT trainer reads.")
+    sft_rows: int = Field(description="Judged rows taken from the SFT synthesis export and the extra SFT files.")
+    env_rows: int = Field(description="Golden replays of verified environments (`rl.cold_start`).")
+    duplicates: int = Field(default=0, description="Rows dropped as repeats of an earlier row.")
+    distractors_per_env: float = Field(default=0.0, description="Distractor tools offered per replayed environment, on average.")
+    skipped_envs: list[str] = Field(default_factory=list, description="`path: reason codes` for environments that failed verify.")
+    rejection_reasons: dict[str, int] = Field(default_factory=dict, description="Replays not kept, by reason (`rl.RejectedRecord`).")
 
 
-async def golden_replays(envs_dirs: Sequence[Path]) -> tuple[list[dict[str, Any]], list[str]]:
-    """One replayed conversation per environment under `envs_dirs`, and `dir: reason` for each failure."""
-    from mcp import Client
+async def cold_start_data(
+    *, envs_dirs: Sequence[Path], sft_files: Sequence[Path], out_dir: Path, distractors: DistractorConfig | None = None,
+    embedder: Any = None,
+) -> ColdStartData:  # fmt: skip
+    """Write `out_dir/sft.jsonl`: the judged SFT rows of `sft_files` (those that exist), then a golden replay of each environment.
 
-    from mcp_servers import load_envs, serve_arena
-
-    envs = load_envs(*envs_dirs)
-    rows: list[dict[str, Any]] = []
-    skipped: list[str] = []
-    if not envs:
-        return rows, skipped
-    async with serve_arena(envs) as arena:
-        for env in envs:
-            try:
-                async with Client(arena.url(env.spec.id)) as client:
-                    rows.append(await _replay(client, env))
-            except Exception as exc:  # noqa: BLE001 — a bad environment is data: skip it, say why
-                skipped.append(f"{env.path}: {type(exc).__name__}: {exc}")
-    return rows, skipped
-
-
-async def cold_start_data(*, envs_dirs: Sequence[Path], sft_files: Sequence[Path], out_dir: Path) -> ColdStartData:
-    """Write `out_dir/sft.jsonl`: the judged SFT rows of `sft_files` and a golden replay of each environment.
+    Args:
+        envs_dirs: environment directories or directories of them (the loop's `train_envs/`).
+        sft_files: SFT exports (`sft.jsonl`, `openai.jsonl`, `sft.parquet`); absent ones are skipped.
+        out_dir: output directory (see the module docstring).
+        distractors: how the distractors offered beside each environment's tools are sampled (None: none).
+        embedder: an `rl.Embedder` for banded distractors (default: the packaged model, no cache).
 
     Raises:
-        JsonlError: naming the file and line of a malformed row in `sft_files` (they are this
-            loop's own exports, so a bad line is damage, not input to skip).
+        DatasetError: when no environment is found, or an SFT file cannot be read (naming it and the line).
+        SandboxUnavailable: when the configured sandbox cannot run here.
     """
-    sft_rows = [row for f in sft_files if f.is_file() for row in read_jsonl(f).values]
-    env_rows, skipped = await golden_replays(envs_dirs)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "sft.jsonl"
-    lines = [json.dumps(r, ensure_ascii=False) for r in sft_rows + env_rows]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return ColdStartData(path=path, sft_rows=len(sft_rows), env_rows=len(env_rows), skipped_envs=skipped)
+    replays = out_dir / "envs"
+    stats = await cold_start(list(envs_dirs), replays, config=ColdStartConfig(distractors=distractors), embedder=embedder)
+    judged = [f for f in sft_files if f.is_file()]
+    env_export = replays / SFT_FILES["sft_jsonl"]
+    report = mix_sft([*judged, env_export], out_dir)
+    env_rows = report.kept[str(env_export)]
+    return ColdStartData(
+        path=out_dir / SFT_FILES["sft_jsonl"], sft_rows=report.rows - env_rows, env_rows=env_rows, duplicates=report.duplicates,
+        distractors_per_env=stats.distractors_per_env,
+        skipped_envs=[f"{s.path}: {s.reason} {' '.join(s.codes)}".rstrip() for s in stats.skipped],
+        rejection_reasons=stats.rejection_reasons,
+    )  # fmt: skip

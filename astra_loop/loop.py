@@ -7,7 +7,8 @@ Stages, in order (each leaves `stages/<name>.json` when it finishes; see `recipe
 2. `verify` — every synthesized (and every extra) environment replayed over MCP; the ones that
    pass are copied to `train_envs/`.
 3. `audit` — training data vs evaluation set: env ids and near-duplicate questions (fails closed).
-4. `cold_start` — SFT (TRL) on the judged SFT rows plus conversations from verified environments.
+4. `cold_start` — SFT (TRL) on the judged SFT rows plus golden replays of the verified environments
+   (`rl.cold_start`, with the distractors GRPO will offer).
 5. `grpo` — RL datasets with banded distractors, then GRPO over the arena (served: rollouts from vLLM and
    updates here, the default; TRL in-process; or veRL on GPUs).
 6. `evaluate` — base and trained model on the evaluation environments, F1 per environment,
@@ -35,6 +36,7 @@ from astra_loop.exceptions import LoopConfigError, StageError
 from astra_loop.overlap import check_separation
 from astra_loop.report import render_report
 from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
+from rl import DistractorConfig
 
 ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
 """`agent_sdk.model_from_target`'s signature: `(target, *, model_name, settings, max_concurrency, default, ...)`, a `ChatModel` as a context manager."""
@@ -148,18 +150,28 @@ class _Loop:
         compared = await anyio.to_thread.run_sync(self._check_separation)
         return {"training_questions": compared, "eval_envs": str(self.config.eval_envs), "overlaps": 0}
 
+    def _distractors(self) -> DistractorConfig:
+        """How the distractors of the training environments are sampled: one config for the cold start and GRPO."""
+        return DistractorConfig(mode="banded", per_band=self.preset.distractors_per_band, seed=self.config.seed)
+
     async def cold_start(self) -> dict[str, Any]:
         from rl.trl import SftRecipe, train_sft
 
         sft_files = [self.sft_export, *self.config.extra_sft]
-        data = await cold_start_data(envs_dirs=[self.layout.train_envs], sft_files=sft_files, out_dir=self.layout.cold_start / "data")
+        # The replays offer the distractors GRPO's rollouts will: same environments, config and embedder.
+        distractors = self._distractors() if self.preset.distractors_per_band else None
+        data = await cold_start_data(
+            envs_dirs=[self.layout.train_envs], sft_files=sft_files, out_dir=self.layout.cold_start / "data",
+            distractors=distractors, embedder=self._embedder() if distractors else None,
+        )  # fmt: skip
         model = str(local_model_path(self.config.policy))
         recipe = SftRecipe.from_preset(self.preset.recipe, data=data.path, output_dir=self.layout.cold_start, model=model)
         report = await anyio.to_thread.run_sync(lambda: train_sft(recipe))
         return {
-            "sft_rows": data.sft_rows, "env_rows": data.env_rows, "skipped_envs": data.skipped_envs, "trained_rows": report.rows,
+            "sft_rows": data.sft_rows, "env_rows": data.env_rows, "duplicates": data.duplicates, "distractors_per_env": data.distractors_per_env,
+            "skipped_envs": data.skipped_envs, "rejection_reasons": data.rejection_reasons, "trained_rows": report.rows,
             "steps": report.steps, "final_loss": report.losses[-1] if report.losses else None, "model_dir": report.model_dir,
-        }
+        }  # fmt: skip
 
     def _cold_start_model(self) -> str:
         record = StageBook(self.config.out).record("cold_start")
@@ -168,7 +180,7 @@ class _Loop:
         return str(record.summary["model_dir"])
 
     async def grpo(self) -> dict[str, Any]:
-        from rl import DistractorConfig, PromptLimit, prepare, train_grpo
+        from rl import PromptLimit, prepare, train_grpo
 
         cfg, p = self.config, self.preset
         model = self._cold_start_model()
@@ -179,7 +191,7 @@ class _Loop:
         limit = PromptLimit(tokenizer=model, max_prompt_length=p.recipe.grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(
             lambda: prepare(self.layout.train_envs, self.layout.rl_data, seed=cfg.seed,
-                            distractors=DistractorConfig(mode="banded", per_band=p.distractors_per_band, seed=cfg.seed), embedder=self._embedder(),
+                            distractors=self._distractors(), embedder=self._embedder(),
                             prompt_limit=limit)
         )
         seeded = {} if cfg.engine == "verl" else {"seed": cfg.seed}

@@ -1,21 +1,26 @@
 """Cold start from verified environments: SFT conversations that GRPO can start from (DESIGN §9).
 
-Two sources, one export (the files `astra sft synth` writes, see `rl.sft_files`):
+The one producer of cold-start rows: `astra sft cold-start` and the loop's cold-start stage
+(`astra_loop.cold_start_data`) both run it. Two sources, one export (the files every SFT
+producer writes, `agent_sdk.write_sft_files`; see `rl.sft_files`):
 
 - **golden replay** — an MCP session to the environment (served in process on the sandbox,
-  as `verify` serves it) replays the golden calls of its subtasks in dependency order, the
-  calls of one dependency level in one assistant turn (as a model makes parallel calls), and
-  records the real tool outputs as tool messages; a final assistant turn states the task's
-  answer. A replay is kept only when every call succeeded and the F1 reward is 1.
+  as `verify` serves it) replays the golden calls of its subtasks in `mcp_servers.golden_order`
+  (dependencies first), one call per assistant turn as the system prompt asks ("one step at a
+  time"), and records the real tool outputs as tool messages; a final assistant turn states
+  the task's answer. A replay is kept only when every call succeeded and the F1 reward is 1.
 - **rejection sampling** — `agent_sdk.Agent` plays the task `agent_samples` times with
   temperature; an episode is kept only when it ended with an answer at F1 = 1 (and, with
   `check_answer`, when that answer contains the task's answer: F1 does not read it).
 
-Both see what the agent sees at rollout and evaluation time: the same system prompt
-(`agent_sdk.DEFAULT_SYSTEM_PROMPT` by default) and the tools as listed over MCP; tool calls
-are stored as structured `tool_calls`, so training renders them with the model's own chat
-template, as the evaluator's model does. Every environment is verified first; one that fails
-is skipped and reported with its finding codes.
+Both are the episode GRPO rollouts and the evaluation play: the same system prompt
+(`agent_sdk.DEFAULT_SYSTEM_PROMPT` by default) and the same tool set, the environment's tools
+as listed over MCP plus, with `ColdStartConfig.distractors`, its banded distractors (sampled
+from the environments used, as `rl.prepare` samples GRPO's, so the same seed draws the same
+ones; they are served callable beside the environment, as the arena serves them). Tool calls
+are stored as structured `tool_calls` with their arguments as JSON objects, so training renders
+them with the model's own chat template, as the evaluator's model does. Every environment is
+verified first; one that fails is skipped and reported with its finding codes.
 
 Output directory: `verify.json`, `trajectories.jsonl` (kept episodes, every field, appended
 as they finish), `rejected.jsonl` (record id, reason, detail), `sft.jsonl` / `sft.parquet` /
@@ -31,7 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from pydantic import BaseModel, Field
@@ -54,17 +59,20 @@ from agent_sdk import (
     write_sft_files,
 )
 from mcp_servers import (
+    Binding,
     Environment,
+    EnvServer,
     EnvSpec,
     Sandbox,
     SandboxConfig,
+    ToolSpec,
     answer_in_output,
-    build_env_server,
     find_envs,
-    golden_levels,
+    golden_order,
     load_env,
     verify_paths,
 )
+from rl.distractors import DistractorConfig, sample_distractors
 from rl.exceptions import DatasetError
 from rl.reward import f1_reward
 from rl.sft_files import dedupe
@@ -91,6 +99,11 @@ class ColdStartConfig(BaseModel):
     )
     concurrency: int = Field(default=4, ge=1, description="Environments verified and episodes played at once.")
     call_timeout_s: float = Field(default=30.0, gt=0, description="Limit per tool call.")
+    distractors: DistractorConfig | None = Field(
+        default=None,
+        description="Distractors offered beside each environment's tools, sampled from the environments used as "
+        "`rl.prepare` samples GRPO's (None: none).",
+    )
 
 
 class SkippedEnv(BaseModel):
@@ -115,6 +128,7 @@ class RejectedRecord(BaseModel):
     )
     detail: str = ""
     reward: float | None = None
+    distractors: list[str] = Field(default_factory=list, description="`<env_id>.<tool>` refs offered beside the environment's tools.")
 
 
 class SourceCounts(BaseModel):
@@ -138,6 +152,7 @@ class ColdStartStats(BaseModel):
     duplicates: int = Field(default=0, description="Kept conversations dropped as repeats of an earlier one.")
     rows: int = Field(default=0, description="Conversations written to the SFT files.")
     tool_calls: int = Field(default=0, description="Tool calls in the written conversations.")
+    distractors_per_env: float = Field(default=0.0, description="Distractor tools offered per environment used, on average.")
     repairs: int = Field(default=0, description="Argument repairs in kept agent episodes.")
     model: str | None = None
     wall_s: float = 0.0
@@ -147,9 +162,10 @@ class ColdStartStats(BaseModel):
 async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> Trajectory:
     """Replay the golden calls of `env` on an open `toolbox` connected to it, then answer.
 
-    The calls of one level of `mcp_servers.golden_levels` form one assistant turn and run in spec order;
-    each output (or error) becomes the tool message, exactly as the agent loop records it.
-    The last assistant turn states `task.answer`. Failed calls are recorded, not raised.
+    The calls run in `mcp_servers.golden_order`, one per assistant turn; each output (or error)
+    becomes the tool message, exactly as the agent loop records it. The trajectory's tools are
+    what `toolbox` lists (distractors included). The last assistant turn states `task.answer`.
+    Failed calls are recorded, not raised.
     """
     spec = env.spec
     started = time.perf_counter()
@@ -157,20 +173,15 @@ async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: st
     messages = [ChatMessage(role="system", content=system_prompt)] if system_prompt else []
     messages.append(ChatMessage(role="user", content=spec.task.question))
     trajectory = Trajectory(task=spec.task.question, tools=toolbox.openai_tools(), model="golden", metadata={"env_id": spec.id})
-    count = 0
-    for turn, wave in enumerate(golden_levels(spec), start=1):
-        calls = []
-        for subtask in wave:
-            assert subtask.golden_call is not None
-            calls.append(ToolCall(id=f"call_{count}", name=exposed.get(subtask.golden_call.tool, subtask.golden_call.tool),
-                                  arguments=dict(subtask.golden_call.arguments)))
-            count += 1
+    for turn, subtask in enumerate(golden_order(spec), start=1):
+        golden = subtask.golden_call
+        assert golden is not None
+        call = ToolCall(id=f"call_{turn - 1}", name=exposed.get(golden.tool, golden.tool), arguments=dict(golden.arguments))
         step = Step(turn=turn, message_index=len(messages))
-        messages.append(ChatMessage(role="assistant", content="", tool_calls=calls))
-        for call in calls:
-            result = await toolbox.call_tool(call.name, call.arguments)
-            step.calls.append(ToolCallRecord(turn=turn, call=call, result=result))
-            messages.append(ChatMessage(role="tool", content=result.observation(), tool_call_id=call.id, name=call.name))
+        messages.append(ChatMessage(role="assistant", content="", tool_calls=[call]))
+        result = await toolbox.call_tool(call.name, call.arguments)
+        step.calls.append(ToolCallRecord(turn=turn, call=call, result=result))
+        messages.append(ChatMessage(role="tool", content=result.observation(), tool_call_id=call.id, name=call.name))
         trajectory.steps.append(step)
     trajectory.steps.append(Step(turn=len(trajectory.steps) + 1, message_index=len(messages)))
     messages.append(ChatMessage(role="assistant", content=spec.task.answer))
@@ -181,13 +192,19 @@ async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: st
     return trajectory
 
 
-def _judge(trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source, *, check_answer: bool = False) -> RejectedRecord | None:
-    """Why `trajectory` is not kept (None when it is); its reward parts go into its metadata."""
-    parts = f1_reward(trajectory, spec)
-    trajectory.metadata.update({"record_id": record_id, "source": source, "env_id": spec.id, "reward": parts.model_dump()})
+def _judge(
+    trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source, *, distractors: Sequence[str] = (), check_answer: bool = False
+) -> RejectedRecord | None:
+    """Why `trajectory` is not kept (None when it is); its reward parts and distractors go into its metadata."""
+    parts = f1_reward(trajectory, spec, distractor_names=[ref.partition(".")[2] for ref in distractors])
+    trajectory.metadata.update(
+        {"record_id": record_id, "source": source, "env_id": spec.id, "reward": parts.model_dump(), "distractors": list(distractors)}
+    )
 
     def reject(reason: str, detail: str) -> RejectedRecord:
-        return RejectedRecord(id=record_id, env_id=spec.id, source=source, reason=reason, detail=detail, reward=parts.reward)
+        return RejectedRecord(
+            id=record_id, env_id=spec.id, source=source, reason=reason, detail=detail, reward=parts.reward, distractors=list(distractors)
+        )
 
     failed = [r for r in trajectory.tool_calls if not r.result.ok]
     if source == "golden" and failed:
@@ -206,13 +223,21 @@ def _judge(trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source
 
 
 class _Run:
-    """One cold-start run over an output directory: plan, resume, play, append, export."""
+    """One cold-start run over an output directory: plan, resume, play, append, export.
 
-    def __init__(self, out: Path, config: ColdStartConfig, model: ChatModel | None, sandbox: Sandbox) -> None:
+    `offered` maps an environment id to the distractors served beside its tools: `(source
+    environment, tool)` pairs, as the arena resolves `<env_id>.<tool>` refs.
+    """
+
+    def __init__(
+        self, out: Path, config: ColdStartConfig, model: ChatModel | None, sandbox: Sandbox,
+        offered: dict[str, list[tuple[Environment, ToolSpec]]],
+    ) -> None:  # fmt: skip
         self.out = out
         self.config = config
         self.model = model
         self.sandbox = sandbox
+        self.offered = offered
         self.kept: dict[str, Trajectory] = {}
         self.rejected: dict[str, RejectedRecord] = {}
         self.trajectories_file = out / "trajectories.jsonl"
@@ -225,19 +250,24 @@ class _Run:
                 kept = read_trajectories_jsonl(self.trajectories_file)
             except UserError as exc:
                 raise DatasetError(str(exc)) from exc
-            self.kept.update((str(t.metadata.get("record_id")), t) for t in kept)
+            # A record played with other distractors is another episode: it is played again.
+            same = [t for t in kept if t.metadata.get("distractors", []) == self._refs(t.metadata.get("env_id"))]
+            self.kept.update((str(t.metadata.get("record_id")), t) for t in same)
         if self.rejected_file.is_file():
             try:
                 rejected = read_jsonl(self.rejected_file, RejectedRecord).values
             except JsonlError as exc:
                 raise DatasetError(f"{exc.file}:{exc.line}: not a rejected record: {exc.problem}") from exc
-            self.rejected.update((r.id, r) for r in rejected if r.reason not in RETRIED_REASONS)
+            self.rejected.update((r.id, r) for r in rejected if r.reason not in RETRIED_REASONS and r.distractors == self._refs(r.env_id))
 
     def done(self, record_id: str) -> bool:
         return record_id in self.kept or record_id in self.rejected
 
+    def _refs(self, env_id: Any) -> list[str]:
+        return [f"{source.spec.id}.{tool.name}" for source, tool in self.offered.get(str(env_id), [])]
+
     def _record(self, trajectory: Trajectory, spec: EnvSpec, record_id: str, source: Source) -> None:
-        verdict = _judge(trajectory, spec, record_id, source, check_answer=self.config.check_answer)
+        verdict = _judge(trajectory, spec, record_id, source, distractors=self._refs(spec.id), check_answer=self.config.check_answer)
         if verdict is None:
             self.kept[record_id] = trajectory
             self._append(self.trajectories_file, trajectory.model_dump_json())
@@ -255,7 +285,10 @@ class _Run:
             handle.write(line + "\n")
 
     def _toolbox(self, env: Environment) -> Toolbox:
-        return Toolbox(build_env_server(env, self.sandbox), timeout_s=self.config.call_timeout_s, sandbox=self.sandbox)
+        """An in-process MCP server for `env` with its distractors, bound as the arena binds a session."""
+        binding = Binding(env, tuple(self.offered.get(env.spec.id, [])))
+        server = EnvServer(self.sandbox, lambda _ctx: binding, name=env.spec.id).server
+        return Toolbox(server, timeout_s=self.config.call_timeout_s, sandbox=self.sandbox)
 
     async def golden(self, env: Environment, record_id: str) -> None:
         async with self._toolbox(env) as toolbox:
@@ -278,6 +311,18 @@ def _plan(envs: Sequence[Environment], config: ColdStartConfig) -> list[tuple[En
             plan.append((env, f"{env.spec.id}/golden", "golden", 0))
         plan += [(env, f"{env.spec.id}/agent/{k}", "agent", k) for k in range(config.agent_samples)]
     return plan
+
+
+def _offered(envs: Sequence[Environment], config: DistractorConfig | None, embedder: Any) -> dict[str, list[tuple[Environment, ToolSpec]]]:
+    """The distractors of each environment as `(source environment, tool)`, drawn from `envs` (none without `config`)."""
+    if config is None or not envs:
+        return {}
+    by_id = {env.spec.id: env for env in envs}
+    sampled = sample_distractors(envs, config, embedder=embedder)
+    offered: dict[str, list[tuple[Environment, ToolSpec]]] = {}
+    for env_id, distractors in sampled.items():
+        offered[env_id] = [(by_id[d.env_id], tool) for d in distractors if (tool := by_id[d.env_id].spec.tool(d.name)) is not None]
+    return offered
 
 
 async def _verified_envs(paths: Sequence[Path], sandbox: Sandbox, out: Path, concurrency: int) -> tuple[list[Environment], list[SkippedEnv]]:
@@ -305,6 +350,7 @@ async def cold_start(
     model: ChatModel | None = None,
     config: ColdStartConfig | None = None,
     sandbox: Sandbox | None = None,
+    embedder: Any = None,
 ) -> ColdStartStats:
     """Verify the environments under `env_paths`, replay and sample them, write the SFT export under `out`.
 
@@ -312,8 +358,9 @@ async def cold_start(
         env_paths: environment directories or directories of them, in the order to use.
         out: output directory (see the module docstring for its files); re-runs resume.
         model: the agent of rejection sampling (needed when `config.agent_samples` > 0).
-        config: settings (defaults: golden replay only).
+        config: settings (defaults: golden replay only, no distractors).
         sandbox: an open sandbox to serve the environments on (default: `SandboxConfig.from_env()`'s).
+        embedder: an `rl.Embedder` for banded distractors (default: the packaged all-MiniLM-L6-v2, no cache).
 
     Raises:
         DatasetError: when no environment is found, or `agent_samples` > 0 without a model.
@@ -335,9 +382,10 @@ async def cold_start(
     out.mkdir(parents=True, exist_ok=True)
     if sandbox is None:
         async with SandboxConfig.from_env().build() as own:
-            return await cold_start(env_paths, out, model=model, config=config, sandbox=own)
+            return await cold_start(env_paths, out, model=model, config=config, sandbox=own, embedder=embedder)
     envs, skipped = await _verified_envs(paths, sandbox, out, config.concurrency)
-    run = _Run(out, config, model, sandbox)
+    offered = _offered(envs, config.distractors, embedder)
+    run = _Run(out, config, model, sandbox, offered)
     run.resume()
     plan = _plan(envs, config)
     resumed = sum(run.done(record_id) for _, record_id, _, _ in plan)
@@ -358,7 +406,10 @@ async def cold_start(
         for env, record_id, source, sample in plan:
             if not run.done(record_id):
                 tg.start_soon(play, env, record_id, source, sample)
-    stats = ColdStartStats(envs_found=len(paths), envs_used=len(envs), skipped=skipped, resumed=resumed, model=model.name if model else None)
+    stats = ColdStartStats(
+        envs_found=len(paths), envs_used=len(envs), skipped=skipped, resumed=resumed, model=model.name if model else None,
+        distractors_per_env=sum(map(len, offered.values())) / max(1, len(envs)),
+    )  # fmt: skip
     kept: list[Trajectory] = []
     reasons: Counter[str] = Counter()
     for _, record_id, source, _ in plan:

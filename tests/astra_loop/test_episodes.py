@@ -1,5 +1,5 @@
-"""The loop's two model-facing pieces over real MCP sessions: golden-replay cold-start data and the
-before/after evaluation episode (a scripted model plays the golden calls)."""
+"""The loop's two model-facing pieces over real MCP sessions: golden-replay cold-start data (`rl.cold_start`'s)
+and the before/after evaluation episode (a scripted model plays the golden calls)."""
 
 from __future__ import annotations
 
@@ -7,36 +7,87 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from agent_sdk import FunctionModel, read_jsonl
-from mcp_servers import load_env
+from agent_sdk import DEFAULT_SYSTEM_PROMPT, FunctionModel, Toolbox, read_jsonl
 from astra_loop import cold_start_data, evaluate
 from astra_loop.evaluate import EvalProtocol
+from mcp_servers import golden_order, load_env
+from rl import DistractorConfig, Embedder, prepare
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_cold_start_data_replays_golden_calls_and_keeps_the_sft_rows(tmp_path: Path, train_envs: Path) -> None:
-    sft = tmp_path / "judged.jsonl"
-    sft.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}) + "\n")
-    data = await cold_start_data(envs_dirs=[train_envs], sft_files=[sft, tmp_path / "absent.jsonl"], out_dir=tmp_path / "cold")
-    assert (data.sft_rows, data.env_rows, data.skipped_envs) == (1, 2, [])
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """The packaged embedding model, loaded once for this module's distractor sampling."""
+    return Embedder(cache_dir=tmp_path_factory.mktemp("emb"))
+
+
+async def test_cold_start_rows_are_rl_cold_starts_episodes_as_evaluation_plays_them(
+    tmp_path: Path, eval_envs: Path, golden: Callable[[Path], FunctionModel], embedder: Embedder
+) -> None:
+    """The loop's cold-start rows are `rl.cold_start`'s golden replays: the evaluation's system prompt and
+    tool set (distractors included), arguments as objects; judged rows come first, in the same format."""
+    judged = tmp_path / "judged.jsonl"
+    call = {"id": "c0", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "hi"}'}}
+    judged.write_text(json.dumps({"messages": [
+        {"role": "user", "content": "hi"}, {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c0", "content": "hello"}, {"role": "assistant", "content": "hello"}]}) + "\n")
+    distractors = DistractorConfig(mode="banded", per_band=1)
+    data = await cold_start_data(envs_dirs=[eval_envs], sft_files=[judged, tmp_path / "absent.jsonl"], out_dir=tmp_path / "cold",
+                                 distractors=distractors, embedder=embedder)
+    assert (data.sft_rows, data.env_rows, data.skipped_envs, data.rejection_reasons) == (1, 2, [], {})
+    assert data.distractors_per_env > 0
     rows = read_jsonl(data.path).values
-    assert rows[0]["messages"][1]["content"] == "hello"
+    assert rows[0]["messages"][1]["tool_calls"][0]["function"]["arguments"] == {"q": "hi"}, "judged rows leave in the one format too"
+    assert rows[1:] == read_jsonl(tmp_path / "cold" / "envs" / "sft.jsonl").values, "the replays are rl.cold_start's rows"
+
+    # The evaluation with the same distractors offered: what its model is sent is what the rows hold.
+    model = golden(eval_envs)
+    await evaluate(model, eval_envs, label="base", target="scripted", max_turns=6, concurrency=2, distractors=1,
+                   protocol=EvalProtocol.greedy(), embedder=embedder)
+    sent = {next(m.content for m in r.messages if m.role == "user"): r for r in model.requests}
+    specs = {s.task.question: s for s in (load_env(p).spec for p in eval_envs.iterdir())}
     for row in rows[1:]:
-        spec = load_env(next(p for p in train_envs.iterdir() if load_env(p).spec.id == row["env_id"])).spec
         messages = row["messages"]
-        assert [m["role"] for m in messages[:2]] == ["system", "user"] and messages[1]["content"] == spec.task.question
-        calls = [m["tool_calls"][0]["function"] for m in messages if m.get("tool_calls")]
-        golden = [s.golden_call for s in spec.subtasks if s.golden_call is not None]
-        assert sorted(c["name"] for c in calls) == sorted(g.tool for g in golden)
-        outputs = " ".join(m["content"] for m in messages if m["role"] == "tool")
-        for s in spec.subtasks:
-            if s.golden_call is not None:
-                assert s.answer.casefold() in outputs.casefold()
+        request, spec = sent[messages[1]["content"]], specs[messages[1]["content"]]
+        assert messages[0] == {"role": "system", "content": DEFAULT_SYSTEM_PROMPT} == {"role": "system", "content": request.messages[0].content}
+        names = [t["function"]["name"] for t in row["tools"]]
+        assert names == [t["function"]["name"] for t in request.tools], "the tool set the evaluation offers"
+        assert set(names) > {t.name for t in spec.tools}, "the environment's tools and its distractors"
+        calls = [c for m in messages if m.get("tool_calls") for c in m["tool_calls"]]
+        assert all(isinstance(c["function"]["arguments"], dict) for c in calls)
+        assert [c["function"]["name"] for c in calls] == [s.golden_call.tool for s in golden_order(spec)]
         assert messages[-1] == {"role": "assistant", "content": spec.task.answer}
-        assert {t["function"]["name"] for t in row["tools"]} == {t.name for t in spec.tools}
+
+
+async def test_cold_start_rows_replay_against_the_environments_tools(tmp_path: Path, train_envs: Path, embedder: Embedder) -> None:
+    """Every call of a cold-start row validates against the tool it names and, made again on a fresh
+    session of the environment, returns the tool message the row holds; the distractors are GRPO's."""
+    distractors = DistractorConfig(mode="banded", per_band=1, seed=3)
+    data = await cold_start_data(envs_dirs=[train_envs], sft_files=[], out_dir=tmp_path / "cold", distractors=distractors, embedder=embedder)
+    assert (data.sft_rows, data.env_rows) == (0, 2)
+    prepare(train_envs, tmp_path / "rl", seed=3, distractors=distractors, embedder=embedder)
+    grpo = json.loads((tmp_path / "rl" / "distractors.json").read_text())
+    envs = {load_env(p).spec.task.question: p for p in train_envs.iterdir()}
+    for row in read_jsonl(data.path).values:
+        env_dir = envs[row["messages"][1]["content"]]
+        spec = load_env(env_dir).spec
+        schemas = {t["function"]["name"]: t["function"]["parameters"] for t in row["tools"]}
+        assert list(schemas) == [t.name for t in spec.tools] + [d["name"] for d in grpo[spec.id]], "GRPO's distractors"
+        async with Toolbox(env_dir) as toolbox:
+            replayed = 0
+            for i, message in enumerate(row["messages"]):
+                for call in message.get("tool_calls") or []:
+                    name, arguments = call["function"]["name"], call["function"]["arguments"]
+                    assert spec.tool(name) is not None, f"{name} is one of the environment's tools"
+                    jsonschema.validate(arguments, schemas[name])
+                    result = await toolbox.call_tool(name, arguments)
+                    assert result.ok and row["messages"][i + 1] == {"role": "tool", "tool_call_id": call["id"], "name": name, "content": result.text}
+                    replayed += 1
+        assert replayed == len(golden_order(spec)) > 0
 
 
 async def test_evaluate_plays_k_seeded_episodes_per_environment(eval_envs: Path, golden: Callable[[Path], FunctionModel]) -> None:

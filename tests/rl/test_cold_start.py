@@ -23,7 +23,16 @@ from agent_sdk import (
     read_sft_parquet,
 )
 from astra_cli import app
-from mcp_servers import LocalSandbox, answer_in_output, build_env_server, golden_levels, load_env
+from mcp_servers import (
+    LocalSandbox,
+    answer_in_output,
+    build_env_server,
+    golden_levels,
+    golden_order,
+    load_env,
+    load_envs,
+)
+from rl import DistractorConfig, Embedder, sample_distractors
 from rl.cold_start import ColdStartConfig, cold_start
 from rl.sft_files import mix_sft, read_sft_file
 
@@ -31,8 +40,8 @@ pytestmark = pytest.mark.anyio
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ENVS = EXAMPLES / "envs"
-# Multi-hop (two turns of one call), parallel single-hop (one turn of three calls) and
-# parallel multi-hop (two turns of two calls).
+# Parallel single-hop (three calls), multi-hop (two calls, the second needs the first) and
+# parallel multi-hop (four calls, each second hop right after its first: golden_order).
 GOLDEN_ENVS = [ENVS / "company_facts", ENVS / "flight_gate", ENVS / "order_items"]
 
 
@@ -40,17 +49,22 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return read_jsonl(path).values
 
 
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """The packaged embedding model, loaded once for this module's distractor sampling."""
+    return Embedder(cache_dir=tmp_path_factory.mktemp("emb"))
+
+
 async def _tools_and_outputs(env_dir: Path, sandbox: LocalSandbox) -> tuple[list[dict[str, Any]], list[str]]:
-    """What a fresh MCP session lists and returns for the golden calls, in golden-wave order."""
+    """What a fresh MCP session lists and returns for the golden calls, in golden order."""
     env = load_env(env_dir)
     async with Toolbox(build_env_server(env, sandbox)) as toolbox:
         outputs = []
-        for wave in golden_levels(env.spec):
-            for subtask in wave:
-                assert subtask.golden_call is not None
-                result = await toolbox.call_tool(subtask.golden_call.tool, subtask.golden_call.arguments)
-                assert result.ok, result
-                outputs.append(result.text)
+        for subtask in golden_order(env.spec):
+            assert subtask.golden_call is not None
+            result = await toolbox.call_tool(subtask.golden_call.tool, subtask.golden_call.arguments)
+            assert result.ok, result
+            outputs.append(result.text)
         return toolbox.openai_tools(), outputs
 
 
@@ -79,13 +93,14 @@ async def test_golden_replay_records_real_outputs_in_the_export_format(tmp_path)
         assert [t["function"]["name"] for t in row["tools"]] == [t["function"]["name"] for t in tools]
         assert [t["function"]["parameters"]["properties"] for t in row["tools"]] == [t["function"]["parameters"]["properties"] for t in tools]
         turns = [m for m in messages if m["role"] == "assistant" and m.get("tool_calls")]
-        assert [len(m["tool_calls"]) for m in turns] == [len(w) for w in golden_levels(spec)]
+        subtasks = golden_order(spec)
+        assert [len(m["tool_calls"]) for m in turns] == [1] * len(subtasks), "one step at a time, as the system prompt asks"
         calls = [c for m in turns for c in m["tool_calls"]]
-        assert all(isinstance(c["function"]["arguments"], dict) for c in calls)  # as chat templates render them
+        assert [(c["function"]["name"], c["function"]["arguments"]) for c in calls] == [
+            (s.golden_call.tool, s.golden_call.arguments) for s in subtasks if s.golden_call]  # objects, as chat templates render them
         tool_messages = [m for m in messages if m["role"] == "tool"]
         assert [m["content"] for m in tool_messages] == outputs  # the real outputs of a fresh session
         assert [m["tool_call_id"] for m in tool_messages] == [c["id"] for c in calls]
-        subtasks = [s for wave in golden_levels(spec) for s in wave]
         assert all(answer_in_output(s.answer, m["content"]) for s, m in zip(subtasks, tool_messages, strict=True))
         assert messages[-1] == {"role": "assistant", "content": spec.task.answer}
 
@@ -160,15 +175,17 @@ async def test_rejection_sampling_keeps_only_f1_one_and_skips_unverified_envs(tm
 def test_cli_cold_start_and_mix(tmp_path):
     runner = CliRunner()
     out = tmp_path / "cold"
-    result = runner.invoke(app, ["sft", "cold-start", "--envs", str(ENVS / "weather_forecast"), "--envs",
-                                 str(EXAMPLES / "broken" / "crash"), "--out", str(out)])
+    result = runner.invoke(app, ["sft", "cold-start", "--envs", str(ENVS / "weather_forecast"), "--envs", str(ENVS / "flight_gate"),
+                                 "--envs", str(EXAMPLES / "broken" / "crash"), "--out", str(out), "--distractors", "banded", "--per-band", "1"])
     assert result.exit_code == 0, result.output
     assert "skipped" in result.stderr and "verify_failed" in result.stderr
     stats = json.loads((out / "stats.json").read_text())
-    assert (stats["envs_found"], stats["envs_used"], stats["rows"]) == (2, 1, 1)
+    assert (stats["envs_found"], stats["envs_used"], stats["rows"]) == (3, 2, 2) and stats["distractors_per_env"] > 0
+    own = {load_env(ENVS / name).spec.task.question: {t.name for t in load_env(ENVS / name).spec.tools} for name in ("weather_forecast", "flight_gate")}
+    assert all({t["function"]["name"] for t in r["tools"]} > own[r["messages"][1]["content"]] for r in _rows(out / "sft.jsonl"))
     mixed = runner.invoke(app, ["sft", "mix", str(out / "sft.jsonl"), str(out / "openai.jsonl"), "--out", str(tmp_path / "m")])
     assert mixed.exit_code == 0, mixed.output
-    assert json.loads(mixed.stdout)["duplicates"] == 1
+    assert json.loads(mixed.stdout)["duplicates"] == 2
     missing = runner.invoke(app, ["sft", "mix", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "m2")])
     assert missing.exit_code == 2 and "nope.jsonl" in missing.output
     nothing = runner.invoke(app, ["sft", "cold-start", "--envs", str(tmp_path / "empty"), "--out", str(out)])
@@ -205,3 +222,58 @@ async def test_failed_episodes_are_data_and_a_rerun_plays_them_again(tmp_path):
     assert second.rejection_reasons == {"wrong_answer": 1}  # F1 = 1, but it answered "Sunny."
     reasons = [json.loads(line)["reason"] for line in (out / "rejected.jsonl").read_text().splitlines()]
     assert reasons.count("episode_error") == reasons.count("model_error") == reasons.count("wrong_answer") == 1
+
+
+def distractor_agent(envs: list[Path]) -> FunctionModel:
+    """Calls the first distractor it is offered (with the arguments of its source environment's golden
+    call), then plays the golden calls and answers."""
+    specs = [load_env(d).spec for d in envs]
+    golden_args = {s.golden_call.tool: s.golden_call.arguments for spec in specs for s in spec.subtasks if s.golden_call}
+
+    def reply(messages: list[ChatMessage], tools: Any, settings: SamplingSettings | None) -> ChatMessage | str:
+        spec = next(spec for spec in specs if spec.task.question == next(m.content for m in messages if m.role == "user"))
+        distractor = next(t["function"]["name"] for t in tools if spec.tool(t["function"]["name"]) is None)
+        plan = [(distractor, golden_args[distractor])] + [(s.golden_call.tool, s.golden_call.arguments) for s in golden_order(spec) if s.golden_call]
+        done = sum(m.role == "tool" for m in messages)
+        if done < len(plan):
+            name, arguments = plan[done]
+            return ChatMessage(role="assistant", tool_calls=[ToolCall(id=f"c{done}", name=name, arguments=arguments)])
+        return spec.task.answer
+
+    return FunctionModel(reply, name="distractor-agent")
+
+
+async def test_distractors_are_offered_callable_counted_and_part_of_the_record(tmp_path, embedder):
+    out = tmp_path / "cold"
+    paths = [ENVS / "flight_gate", ENVS / "weather_forecast"]
+    config = ColdStartConfig(agent_samples=1, distractors=DistractorConfig(mode="banded", per_band=1))
+    expected = sample_distractors(load_envs(*paths), config.distractors, embedder=embedder)
+    model = distractor_agent(paths)
+    async with LocalSandbox() as sandbox:
+        with anyio.fail_after(300):
+            stats = await cold_start(paths, out, model=model, config=config, sandbox=sandbox, embedder=embedder)
+    specs = {load_env(d).spec.task.question: load_env(d).spec for d in paths}
+    assert stats.distractors_per_env == sum(map(len, expected.values())) / 2 > 0
+    for row in _rows(out / "sft.jsonl"):
+        spec = specs[row["messages"][1]["content"]]
+        names = [t.name for t in spec.tools] + [d.name for d in expected[spec.id]]
+        assert [t["function"]["name"] for t in row["tools"]] == names, "the environment's tools, then its distractors"
+    kept = {t["metadata"]["record_id"]: t["metadata"]["distractors"] for t in _rows(out / "trajectories.jsonl")}
+    assert kept == {f"{s.id}/golden": [d.ref for d in expected[s.id]] for s in specs.values()}
+    # The agent's distractor call was served (its real output came back) and counted in c.
+    for request in model.requests:
+        first = next((m for m in request.messages if m.role == "tool"), None)
+        assert first is None or not (first.content or "").startswith("Error"), first
+    rejected = {r["id"]: r for r in _rows(out / "rejected.jsonl")}
+    flight, weather = (load_env(d).spec for d in paths)
+    assert {k: (r["reason"], r["reward"]) for k, r in rejected.items()} == {
+        f"{flight.id}/agent/0": ("f1_below_1", pytest.approx(0.8)), f"{weather.id}/agent/0": ("f1_below_1", pytest.approx(2 / 3))}
+    assert all(r["distractors"] == [d.ref for d in expected[r["env_id"]]] for r in rejected.values())
+
+    # Without distractors the same records are other episodes: none resumes, the tools are the environment's.
+    async with LocalSandbox() as sandbox:
+        with anyio.fail_after(300):
+            again = await cold_start(paths, out, config=ColdStartConfig(), sandbox=sandbox)
+    assert (again.resumed, again.golden.kept, again.distractors_per_env) == (0, 2, 0.0)
+    for row in _rows(out / "sft.jsonl"):
+        assert [t["function"]["name"] for t in row["tools"]] == [t.name for t in specs[row["messages"][1]["content"]].tools]

@@ -26,7 +26,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import read_jsonl
-from synth.env._judge import CHECKS, _trace_problem, judge_check, scenario_of
+from synth.env._judge import CHECKS, judge_check, scenario_of, trace_problem
 from synth.env.config import SynthConfig
 from synth.env.records import CheckName, Decomposition, Failure, Sample, Seed, SubQuestion
 from synth.sft import ServerDoc, ServerSource, SynthTask, ToolDoc, judge_trajectory
@@ -146,7 +146,7 @@ async def _score(model: Any, judge: str, pair: CalibrationPair, item: Any) -> fl
         return await _checks_score(model, (judge,), item, pair)  # type: ignore[arg-type]
     sample = _sample(pair, item)
     trace = Decomposition(main_question=item["main_question"], final_answer=item["final_answer"], sub_questions=sample.sub_questions)
-    if _trace_problem(trace, sample.seed) is not None:
+    if trace_problem(trace, sample.seed) is not None:
         return 0.0
     return await _checks_score(model, CHECKS, item, pair)
 

@@ -80,7 +80,7 @@ def fill_references(d: Decomposition) -> Decomposition:
     return d.model_copy(update={"sub_questions": subs})
 
 
-def _trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
+def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
     """`(reason code, feedback)` for a structurally unusable trace, None when it is fine."""
     d = repair(d)
     ids = [q.id for q in d.sub_questions]
@@ -158,7 +158,7 @@ def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
 
 async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:
     """Stage 1: the sample's main question, final answer and trace of sub-questions."""
-    check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, check=lambda d: _trace_problem(d, seed))
+    check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, check=lambda d: trace_problem(d, seed))
     lo = 1 if seed.mode == "question" else seed.min_hops
     result = await ask_structured(
         model, prompts.decompose(seed, model), Decomposition,

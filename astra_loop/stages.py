@@ -143,7 +143,7 @@ async def run_stages(
             except RecipeError:
                 raise
             except Exception as exc:
-                raise StageError(f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}") from exc
+                raise StageError(f"stage {stage.name!r} failed: {_describe(exc)}") from exc
             book.finish(
                 StageRecord(
                     name=stage.name, finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -154,3 +154,10 @@ async def run_stages(
         if stage.name == until:
             break
     return book.records(names)
+
+
+def _describe(exc: BaseException) -> str:
+    """`Type: message` of the error, or of each error an exception group holds (a task group's own text names none)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(inner) for inner in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"

@@ -71,3 +71,18 @@ async def test_unknown_stage_names_are_refused(tmp_path: Path) -> None:
         await run_stages(tmp_path, _stages(tmp_path, [], fail=set()), redo="x")
     with pytest.raises(LoopConfigError, match="--until 'z'"):
         await run_stages(tmp_path, _stages(tmp_path, [], fail=set()), until="z")
+
+
+async def test_a_stage_failing_inside_a_task_group_names_the_inner_error(tmp_path: Path) -> None:
+    import anyio
+
+    async def run() -> dict:
+        async def episode() -> None:
+            raise TimeoutError("the arena did not answer within 30 s")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(episode)
+        return {}
+
+    with pytest.raises(StageError, match="stage 'grpo' failed: TimeoutError: the arena did not answer within 30 s"):
+        await run_stages(tmp_path, [Stage(name="grpo", run=run)])

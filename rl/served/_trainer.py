@@ -37,7 +37,7 @@ from rl.grpo_recipe import GrpoRecipe
 from rl.presets import CPU_SMALL, Preset
 from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
-from rl.served._validation import play_validation
+from rl.served._validation import mean_or_zero, play_validation
 
 _CPU = CPU_SMALL.grpo
 
@@ -312,7 +312,7 @@ class _Run:
         rollouts = [r for g in played for r in g.rollouts]
         trained = [r for g in batch for r in g.rollouts]
         record = StepRecord(
-            step=step, reward=_mean([r.reward.reward for r in rollouts]), batch_reward=_mean([r.reward.reward for r in trained]),
+            step=step, reward=mean_or_zero([r.reward.reward for r in rollouts]), batch_reward=mean_or_zero([r.reward.reward for r in trained]),
             episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
             samples=stats.samples, turns=stats.turns, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
             kl=stats.kl, clip_fraction=stats.clip_fraction, repairs=sum(len(r.trajectory.repairs) for r in rollouts),
@@ -322,7 +322,3 @@ class _Run:
         self.records.append(record.model_dump(mode="json"))
         with self.metrics_path.open("a", encoding="utf-8") as fh:
             fh.write(record.model_dump_json() + "\n")
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0

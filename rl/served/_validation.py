@@ -38,7 +38,8 @@ class ValidationRecord(BaseModel):
     wall_s: float
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean_or_zero(values: Sequence[float]) -> float:
+    """The mean of `values`, 0 for none (a step or a validation point that played nothing)."""
     return sum(values) / len(values) if values else 0.0
 
 
@@ -58,8 +59,8 @@ async def play_validation(
             for i in range(episodes):
                 tg.start_soon(play, task, VAL_FIRST_SEED + i)
     return ValidationRecord(
-        step=step, tasks=len(tasks), episodes=len(played), reward=_mean([r.reward.reward for _, r in played]),
-        recall=_mean([r.reward.recall for _, r in played]),
-        answer_correct=_mean([answer_correctness(r.trajectory.final_answer, t.spec) for t, r in played]),
+        step=step, tasks=len(tasks), episodes=len(played), reward=mean_or_zero([r.reward.reward for _, r in played]),
+        recall=mean_or_zero([r.reward.recall for _, r in played]),
+        answer_correct=mean_or_zero([answer_correctness(r.trajectory.final_answer, t.spec) for t, r in played]),
         tool_calls=sum(r.reward.c for _, r in played), wall_s=round(time.monotonic() - started, 1),
     )  # fmt: skip

@@ -105,3 +105,13 @@ def small_config(**overrides: Any) -> Any:
     }
     fields.update(overrides)
     return SftConfig.model_validate(fields)
+
+
+async def assert_example_only_without_schema(stages: list[tuple[Any, Any]]) -> None:
+    """Each `(PromptExample, stage)` shows its example (and a "Format" line) to a plain model and hides it from one that enforces the schema."""
+    for example, stage in stages:
+        for enforced in (False, True):
+            model = FunctionModel(lambda *_: "no json", supports_output_schema=enforced)
+            await stage(model)
+            prompt = model.requests[0].messages[-1].content
+            assert (example.text in prompt, "Format" in prompt) == (not enforced, not enforced), "an enforced schema needs no format example"

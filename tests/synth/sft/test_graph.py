@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agent_sdk import FunctionModel
 from synth.sft import ToolGraph, WalkConfig, check_dependencies, ingest_file, propose_graph, sample_chains, vote_coherence
+from sft_world import assert_example_only_without_schema
 from synth.sft._docs import ToolDoc
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -146,9 +147,4 @@ async def test_graph_and_vote_prompts_show_their_example_only_when_the_schema_is
         (PROPOSE_EXAMPLE, lambda m: propose_graph(m, TRAVEL, rounds=1)),
         (VOTE_EXAMPLE, lambda m: vote_coherence(m, TRAVEL, ["search_flights", "book_flight"], voters=1)),
     ]
-    for example, stage in stages:
-        for enforced in (False, True):
-            model = FunctionModel(lambda *_: "no json", supports_output_schema=enforced)
-            await stage(model)
-            prompt = model.requests[0].messages[-1].content
-            assert (example.text in prompt, "Format" in prompt) == (not enforced, not enforced), "an enforced schema needs no format example"
+    await assert_example_only_without_schema(stages)

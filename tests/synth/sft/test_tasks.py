@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_sdk import FunctionModel
+from sft_world import assert_example_only_without_schema
 from synth.sft import TaskScores, TaskThresholds, ingest_file
 from synth.sft._tasks import (
     augment,
@@ -103,9 +104,4 @@ async def test_task_prompts_show_their_example_only_when_the_schema_is_not_enfor
         (REWRITE_EXAMPLE, lambda m: augment(m, base, "diverse")),
         (SCORE_EXAMPLE, lambda m: score_task(m, TRAVEL, base)),
     ]
-    for example, stage in stages:
-        for enforced in (False, True):
-            model = FunctionModel(lambda *_: "no json", supports_output_schema=enforced)
-            await stage(model)
-            prompt = model.requests[0].messages[-1].content
-            assert (example.text in prompt, "Format" in prompt) == (not enforced, not enforced), "an enforced schema needs no format example"
+    await assert_example_only_without_schema(stages)

@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
-from harness._parallel import play_trials
 from harness.acebench import (
     AGENT_CATEGORIES,
     AgentEpisode,
     ExecutedCall,
-    acebench_dir,
+    data_missing,
     end_state_mismatches,
     gold_paths,
     load_category,
@@ -21,14 +20,13 @@ from harness.acebench import (
     play_agent_entry,
     process_accuracy,
     replay_gold_paths,
+    write_results,
 )
 from play_script import tool_calls
 
 from agent_sdk import FunctionModel
 
-pytestmark = pytest.mark.skipif(
-    not (acebench_dir() / "data_en").is_dir(), reason=f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
-)
+pytestmark = pytest.mark.skipif(data_missing() is not None, reason=data_missing() or "")
 
 # Gold paths that do not reach their own gold end state, and why (see evals/README.md).
 NOT_REPRODUCED = {
@@ -168,15 +166,12 @@ async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, e
         pytest.skip(reason)
     model = eval_models.chat_model()
     user = eval_models.chat_model(user=True) if category == "agent_multi_turn" else None
-    entries = eval_config.select("acebench", category, load_category(category), lambda entry: entry.id)
-    played = await play_trials(entries, eval_config.trials, lambda entry: play_agent_entry(entry, model, user))
-    out = eval_config.results_dir / "acebench"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"data_{category}_result.json").write_text(
-        "".join(json.dumps(o.record(t), ensure_ascii=False) + "\n" for _, t, o in played))
+    played = await eval_config.play("acebench", category, load_category(category), lambda entry: entry.id,
+                                    lambda entry: play_agent_entry(entry, model, user))
+    write_results(eval_config.results_dir, category, (o.record(t) for _, t, o in played))
     process = sum(o.process for *_, o in played) / len(played)
     row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(o.end_state_ok) for *_, o in played],
                                    trials=eval_config.trials,
                                    extra={"process_accuracy": process, "model_errors": float(sum(bool(o.error) for *_, o in played))})
     summary.add(row, eval_config.out_dir)
-    assert row.n == len(entries) * eval_config.trials
+    assert row.n == len(played) > 0

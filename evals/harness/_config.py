@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
 from agent_sdk import EMBEDDED_MODELS, UserError
+from harness._parallel import play_trials
 from harness._protocol import Protocol, load_protocol
 
 __all__ = ["EVAL_MAX_MODEL_LEN", "EvalConfig"]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 EVAL_MAX_MODEL_LEN = 16384
 """Context a served model needs here: BFCL's function docs and tau2's policy exceed 4,096 tokens."""
@@ -130,3 +132,13 @@ class EvalConfig(BaseModel):
                 raise UserError(f"protocol {protocol.name!r} ({protocol.source}): {benchmark}:{category} has no entries {missing}")
             chosen = [by_id[i] for i in ids]
         return chosen[: self.limit] if self.limit else chosen
+
+    async def play(
+        self, benchmark: str, category: str, items: Sequence[T], id_of: Callable[[T], str], play: Callable[[T], Awaitable[R]]
+    ) -> list[tuple[T, int, R]]:
+        """Play each item this run selects of `benchmark:category` `trials` times: (item, trial, result), in order.
+
+        Raises:
+            UserError: when the protocol names an id the benchmark data does not have.
+        """
+        return await play_trials(self.select(benchmark, category, items, id_of), self.trials, play)

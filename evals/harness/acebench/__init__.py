@@ -17,7 +17,9 @@ from harness.acebench._data import (
     SPECIAL_CATEGORIES,
     AceEntry,
     acebench_dir,
+    data_missing,
     load_category,
+    write_results,
 )
 from harness.acebench._milestones import MilestoneReport, gold_paths, milestone_report, parse_milestone
 from harness.acebench._run import play_entry, system_prompt
@@ -34,6 +36,7 @@ __all__ = [
     "MilestoneReport",
     "ReplayReport",
     "acebench_dir",
+    "data_missing",
     "check_output",
     "end_state_mismatches",
     "gold_paths",
@@ -47,4 +50,5 @@ __all__ = [
     "render_answer",
     "replay_gold_paths",
     "system_prompt",
+    "write_results",
 ]

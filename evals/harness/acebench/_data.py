@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,16 @@ from pydantic import BaseModel, Field
 
 from agent_sdk import read_jsonl
 
-__all__ = ["AGENT_CATEGORIES", "NORMAL_CATEGORIES", "SPECIAL_CATEGORIES", "AceEntry", "acebench_dir", "load_category"]
+__all__ = [
+    "AGENT_CATEGORIES",
+    "NORMAL_CATEGORIES",
+    "SPECIAL_CATEGORIES",
+    "AceEntry",
+    "acebench_dir",
+    "data_missing",
+    "load_category",
+    "write_results",
+]
 
 NORMAL_CATEGORIES = (
     "normal_single_turn_single_function",
@@ -54,6 +65,21 @@ def acebench_dir(explicit: str | Path | None = None) -> Path:
     if os.environ.get("ASTRA_ACEBENCH_DIR"):
         return Path(os.environ["ASTRA_ACEBENCH_DIR"])
     return Path(__file__).resolve().parents[3].parent / "shared" / "data" / "acebench"
+
+
+def data_missing() -> str | None:
+    """Why the ACEBench tests cannot run (no English data where `acebench_dir` looks), or None."""
+    if (acebench_dir() / "data_en").is_dir():
+        return None
+    return f"ACEBench data not found at {acebench_dir()} (ASTRA_ACEBENCH_DIR)"
+
+
+def write_results(results_dir: Path, category: str, records: Iterable[dict[str, Any]]) -> Path:
+    """One category's result lines, where ACEBench keeps them: `results_dir/acebench/data_<category>_result.json`."""
+    path = results_dir / "acebench" / f"data_{category}_result.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    return path
 
 
 def load_category(category: str, *, root: Path | None = None, language: str = "en", limit: int | None = None) -> list[AceEntry]:

@@ -15,12 +15,14 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
 - `PromptExample` is every prompt's format example, shown only to a model whose engine does
   not enforce the schema (`format_section`); `ReplyCheck` rejects replies that copy it
   (`copied_example`) and keeps each check's own reason code;
+- `pyplot` / `save_figure`: the reports' figures, written without a display;
 - `VERDICTS`: the word-labelled scale (yes / mostly / partly / no) every judge answers on.
 """
 
 from synth.core.cache import LLMCache, cache_key
 from synth.core.checks import COPIED_EXAMPLE, CheckOutcome, PromptExample, ReplyCheck
 from synth.core.llm import LLMCounts, MeteredModel
+from synth.core.plots import pyplot, save_figure
 from synth.core.runner import map_ordered, progress_bar
 from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
 from synth.core.store import JsonlStore, Rejection, Stage, record_id, rejections_store
@@ -52,8 +54,10 @@ __all__ = [
     "extract_json",
     "map_ordered",
     "progress_bar",
+    "pyplot",
     "record_id",
     "rejections_store",
+    "save_figure",
     "stage_counts",
     "verdict_schema",
     "verdict_score",

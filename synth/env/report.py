@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synth.core import PipelineStats
+from synth.core import PipelineStats, pyplot, save_figure
 
 __all__ = ["render_report"]
 
@@ -26,11 +26,7 @@ def render_report(out_dir: str | Path) -> list[Path]:
     Raises:
         FileNotFoundError: when `out_dir/stats.json` is missing or unreadable.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     out_dir = Path(out_dir)
     stats = PipelineStats.load(out_dir / "stats.json")
     if stats is None:
@@ -51,10 +47,7 @@ def render_report(out_dir: str | Path) -> list[Path]:
         f"{stats.llm_total.calls} LLM calls, {stats.llm_total.prompt_tokens + stats.llm_total.completion_tokens} tokens, "
         f"{stats.wall_time_s_total:.0f} s\nlongest prompt {stats.max_prompt_tokens} tokens; context_overflow rejections: {overflow}"
     )
-    fig.tight_layout()
-    funnel = report / "funnel.png"
-    fig.savefig(funnel, dpi=110)
-    plt.close(fig)
+    funnel = save_figure(fig, report / "funnel.png", dpi=110)
 
     keys = [
         ("decomposed_by_hops", "Hops (decomposed)"),
@@ -70,8 +63,4 @@ def render_report(out_dir: str | Path) -> list[Path]:
         else:
             ax.set_title(f"{title}: none", fontsize=10)
             ax.axis("off")
-    fig.tight_layout()
-    dists = report / "distributions.png"
-    fig.savefig(dists, dpi=110)
-    plt.close(fig)
-    return [funnel, dists]
+    return [funnel, save_figure(fig, report / "distributions.png", dpi=110)]

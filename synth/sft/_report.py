@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synth.core import LLMCounts, PipelineStats, Stage, StageTokens
+from synth.core import LLMCounts, PipelineStats, Stage, StageTokens, pyplot, save_figure
 from synth.sft._judge import DIMENSIONS
 
 
@@ -126,11 +126,7 @@ def write_report(
 
 def plot(out: Path, funnel: dict[str, int], calls: list[int], turns: list[int]) -> list[Path]:
     """`plots/funnel.png` and `plots/distributions.png` (calls and turns per trajectory)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     directory = out / "plots"
     directory.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(9, 4.5))
@@ -139,10 +135,7 @@ def plot(out: Path, funnel: dict[str, int], calls: list[int], turns: list[int]) 
     for i, n in enumerate(names[::-1]):
         ax.text(funnel[n], i, f" {funnel[n]}", va="center")
     ax.set_title("SFT synthesis funnel")
-    fig.tight_layout()
-    funnel_path = directory / "funnel.png"
-    fig.savefig(funnel_path, dpi=100)
-    plt.close(fig)
+    funnel_path = save_figure(fig, directory / "funnel.png")
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
     for ax, values, title in ((axes[0], calls, "tool calls per trajectory"), (axes[1], turns, "turns per trajectory")):
@@ -150,8 +143,4 @@ def plot(out: Path, funnel: dict[str, int], calls: list[int], turns: list[int]) 
             ax.hist(values, bins=range(0, max(values) + 2), color="#55A868", edgecolor="white", align="left")
         ax.set_title(title)
         ax.set_ylabel("trajectories")
-    fig.tight_layout()
-    dist_path = directory / "distributions.png"
-    fig.savefig(dist_path, dpi=100)
-    plt.close(fig)
-    return [funnel_path, dist_path]
+    return [funnel_path, save_figure(fig, directory / "distributions.png")]

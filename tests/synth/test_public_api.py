@@ -12,7 +12,7 @@ EXPECTED = {
     synth.core: {
         "COPIED_EXAMPLE", "CheckOutcome", "JsonlStore", "LLMCache", "LLMCounts", "MeteredModel", "PipelineStats",
         "PromptExample", "ReasonCode", "Rejection", "ReplyCheck", "Stage", "StageCounts", "StageMeter", "StageTokens",
-        "StructuredResult", "ask_structured", "cache_key", "enforces_schema", "extract_json", "map_ordered", "progress_bar", "record_id",
+        "StructuredResult", "ask_structured", "cache_key", "enforces_schema", "extract_json", "map_ordered", "progress_bar", "pyplot", "record_id", "save_figure",
         "rejections_store", "stage_counts", "VERDICTS", "VERDICT_WORDS", "verdict_schema", "verdict_score",
     },
     synth.env: {

@@ -14,7 +14,7 @@ from typing import Any
 from mcp_servers import answer_in_output, normalize_answer
 from synth.core import VERDICTS, ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
-from synth.env._meaning import clean_answer, composition_problem
+from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_to_user
 from synth.env.config import SynthConfig
 from synth.env.records import (
     CheckName,
@@ -116,7 +116,8 @@ def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
         stray = _REFERENCE.findall(q.question)
         if stray:
             return "unknown_dependency", f"sub-question {q.id} refers to {stray}, which are not earlier sub-questions"
-    return composition_problem(d.main_question, d.final_answer, [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions])
+    subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
+    return known_answer_problem(subs, known_to_user(seed.knowledge_corpus)) or composition_problem(d.main_question, d.final_answer, subs)
 
 
 def depths(subs: list[SubQuestion]) -> dict[str, int]:

@@ -10,8 +10,12 @@ ask whether its task means something, each with a stable code:
   (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`) instead of stating a value;
 - `repeated_answer`: two sub-questions about different facts have the same answer;
 - `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
-  (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9.
+  (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9;
+- `answer_known` (decomposition only: it needs the knowledge row): a sub-question asks for a
+  value the row's "Known Information" already gives the user ("What is your name?" -> the
+  name the user stated), so no tool is needed for it.
 
+A placeholder in the final answer (`{ticket_reference_number}`) is `answer_not_value` too.
 The same rules (less the tool rule) run on the decomposition, where they are fed back to the
 model for a retry (`composition_problem`), and again on the final artifact (`meaning_findings`),
 which also covers environments that did not come from this pipeline (imports, authored ones).
@@ -26,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mcp_servers import EnvSpec, answer_in_output, normalize_answer
+from mcp_servers import EnvSpec, answer_in_output, generic_answer_reason, normalize_answer
 
 __all__ = [
     "DUPLICATE_COSINE",
@@ -35,6 +39,8 @@ __all__ = [
     "clean_answer",
     "composition_problem",
     "duplicate_tool_groups",
+    "known_answer_problem",
+    "known_to_user",
     "meaning_findings",
     "tool_text",
 ]
@@ -58,6 +64,10 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 _EDGE = " \t\n,;:'\"`<>|*"
+_TEMPLATE_SLOT = re.compile(r"\{\s*[A-Za-z_][\w ]*\}|<\s*[A-Za-z_][\w ]*>")
+_KNOWN = re.compile(r"known\s+info\w*\s*:(.*?)(?:information\s+needed\s*:|$)", re.IGNORECASE | re.DOTALL)
+_KNOWN_MIN_CHARS = 4
+"""Shorter known values ("2", "Visa") occur in a row's text by chance too often to reject on."""
 
 SubRow = tuple[str, str, str, Sequence[str]]
 """A sub-question as the rules read it: (id, question, answer, depends_on)."""
@@ -101,6 +111,8 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     for sid, _, answer, _ in subs:
         if not _is_value(answer):
             findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence or a placeholder, not a value"))
+    if slot := _TEMPLATE_SLOT.search(final_answer):
+        findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
     used = {d for _, _, _, deps in subs for d in deps}
     missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and not answer_in_output(answer, final_answer)]
     if missing:
@@ -117,9 +129,34 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     return findings
 
 
+def known_to_user(knowledge_corpus: str | None) -> str:
+    """What a knowledge row says the user already knows (its "Known Information" part), or ''."""
+    match = _KNOWN.search(knowledge_corpus or "")
+    return match.group(1).strip() if match else ""
+
+
+def known_answer_problem(subs: Sequence[SubRow], known: str) -> tuple[str, str] | None:
+    """`("answer_known", feedback)` for the first sub-question whose answer the user already knows, else None.
+
+    The 1.5B teacher decomposed "the tracking number of my recent order" (the user knows their name
+    and email) into "What is your name?", "What is your email?" and "What is the order number?":
+    two of the three hops were facts the user had stated, which no tool needs to find.
+    """
+    if not known:
+        return None
+    for sid, _, answer, _ in subs:
+        long_enough = len(normalize_answer(answer)) >= _KNOWN_MIN_CHARS and generic_answer_reason(answer) is None
+        if long_enough and answer_in_output(answer, known):
+            return "answer_known", (
+                f"{sid}'s answer {answer!r} is already known to the user ({known[:160]!r}); a sub-question asks only for what a "
+                "tool must look up, and what the user knows goes into the text of the sub-questions that need it"
+            )
+    return None
+
+
 _FEEDBACK = {
     "main_not_question": "main_question must be a question a user asks, asking for specific values",
-    "answer_not_value": "each answer is only the value (a number with its unit, a time, a date, a name or a code), not a sentence and not a placeholder",
+    "answer_not_value": "each answer, and the final answer, is only the value (a number with its unit, a time, a date, a name or a code), not a sentence and not a placeholder",
     "answer_not_composed": "final_answer must state the values found",
     "repeated_answer": "different facts have different values",
 }

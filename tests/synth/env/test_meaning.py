@@ -7,7 +7,9 @@ import pytest
 
 from mcp_servers import Environment, find_envs, load_env, verify_env
 from synth.env import MEANING_CODES, meaning_findings
-from synth.env._meaning import duplicate_tool_groups
+from synth.env._judge import trace_problem
+from synth.env._meaning import duplicate_tool_groups, known_to_user
+from synth.env.records import Decomposition, Seed, SubQuestion
 
 CODE = '''
 TRAINS = {"G102": "Train G102 departs from Platform 7 at the north end of the hall", "D318": "Platform 2"}
@@ -101,3 +103,36 @@ def test_the_authored_environments_mean_something(embedder):
     assert len(paths) >= 40
     for path in paths:
         assert meaning_findings(load_env(path).spec, embedder) == [], path.name
+
+
+@pytest.mark.anyio
+async def test_a_placeholder_in_the_final_answer_is_not_a_value(sandbox):
+    # the 0.5B's kept restaurant environment answered "{ticket_reference_number} The most recent ticket ..."
+    env = planted(task={"answer": "Train G102 leaves from Platform 7, reference {ticket_reference_number}."})
+    assert (await verify_env(env, sandbox=sandbox)).passed
+    assert [f.code for f in meaning_findings(env.spec)] == ["answer_not_value"]
+
+
+ROW = ("background: You want the tracking number for your recent order because you misplaced the order confirmation.\n"
+       " Known Infomation: Your name is Alex Rivera and your email is alex.rivera@example.com.\n"
+       " Information Needed: You don't remember your order number.")
+
+
+def _trace(*subs: tuple[str, str, str, list[str]], answer: str) -> Decomposition:
+    return Decomposition(main_question="What is the tracking number for my recent order?", final_answer=answer,
+                         sub_questions=[SubQuestion(id=i, question=q, answer=a, depends_on=d) for i, q, a, d in subs])
+
+
+def test_a_sub_question_the_user_already_answered_is_not_a_hop():
+    # the teacher's trace: two of its three hops ask for facts the row says the user knows
+    seed = Seed(id="s-1", mode="corpus", domain="ecommerce", language="en", knowledge_corpus=ROW, min_hops=2, max_hops=4, ref="t:1")
+    known = _trace(("q1", "What is your name?", "Alex Rivera", []), ("q2", "What is your email?", "alex.rivera@example.com", []),
+                   ("q3", "What is the tracking number of the order?", "1Z999AA10123456784", []),
+                   answer="Alex Rivera, alex.rivera@example.com: tracking number 1Z999AA10123456784.")
+    code, feedback = trace_problem(known, seed)
+    assert code == "answer_known" and "Alex Rivera" in feedback
+    lookups = _trace(("q1", "What is the most recent order of the customer alex.rivera@example.com?", "W7781", []),
+                     ("q2", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q1"]),
+                     answer="Your order W7781 has tracking number 1Z999AA10123456784.")
+    assert trace_problem(lookups, seed) is None, "a known value inside a sub-question's text is what it should be"
+    assert known_to_user("Information Needed: the order number") == "", "a row without a known part gives nothing known"

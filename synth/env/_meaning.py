@@ -7,7 +7,8 @@ ask whether its task means something, each with a stable code:
 - `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
   no other sub-question uses) does not appear in it, normalized as verify matches answers;
 - `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
-  (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`) instead of stating a value;
+  (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, or only the slot its question
+  names: "City Name" for "What is the city ...?") instead of stating a value;
 - `repeated_answer`: two sub-questions about different facts have the same answer;
 - `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
   (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9;
@@ -66,6 +67,9 @@ _PLACEHOLDER = re.compile(
 _EDGE = " \t\n,;:'\"`<>|*"
 _TEMPLATE_SLOT = re.compile(r"\{\s*[A-Za-z_][\w ]*\}|<\s*[A-Za-z_][\w ]*>")
 _KNOWN = re.compile(r"known\s+info\w*\s*:(.*?)(?:information\s+needed\s*:|$)", re.IGNORECASE | re.DOTALL)
+_WORD = re.compile(r"[a-z]+")
+_SLOT_NOUNS = frozenset({"name", "code", "number", "value", "id", "date", "time", "amount", "address", "type", "status"})
+"""Words that name a slot rather than fill it: an answer of these and its question's words is a placeholder."""
 _KNOWN_MIN_CHARS = 4
 """Shorter known values ("2", "Visa") occur in a row's text by chance too often to reject on."""
 
@@ -94,9 +98,17 @@ def clean_answer(answer: str) -> str:
     return cleaned or answer
 
 
-def _is_value(answer: str) -> bool:
+def _echoes_question(answer: str, question: str) -> bool:
+    """Whether `answer` only names the slot its question asks about ("City Name" for "What is the city ...?")."""
+    if any(ch.isdigit() for ch in answer):
+        return False
+    words = set(_WORD.findall(answer.lower()))
+    return bool(words & _SLOT_NOUNS) and words <= set(_WORD.findall(question.lower())) | _SLOT_NOUNS
+
+
+def _is_value(answer: str, question: str = "") -> bool:
     """A value (a number with its unit, a time, a date, a name, a code), not a sentence or a placeholder."""
-    if _PLACEHOLDER.search(answer.strip()):
+    if _PLACEHOLDER.search(answer.strip()) or _echoes_question(answer, question):
         return False
     words = answer.split()
     if len(words) > 8:
@@ -108,8 +120,8 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     findings: list[MeaningFinding] = []
     if not _is_question(main_question):
         findings.append(MeaningFinding(code="main_not_question", message=f"the main question {main_question[:120]!r} asks for nothing"))
-    for sid, _, answer, _ in subs:
-        if not _is_value(answer):
+    for sid, question, answer, _ in subs:
+        if not _is_value(answer, question):
             findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence or a placeholder, not a value"))
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))

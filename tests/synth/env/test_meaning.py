@@ -8,7 +8,7 @@ import pytest
 from mcp_servers import Environment, find_envs, load_env, verify_env
 from synth.env import MEANING_CODES, meaning_findings
 from synth.env._judge import trace_problem
-from synth.env._meaning import duplicate_tool_groups, known_to_user
+from synth.env._meaning import composition_problem, duplicate_tool_groups, known_to_user
 from synth.env.records import Decomposition, Seed, SubQuestion
 
 CODE = '''
@@ -136,3 +136,14 @@ def test_a_sub_question_the_user_already_answered_is_not_a_hop():
                      answer="Your order W7781 has tracking number 1Z999AA10123456784.")
     assert trace_problem(lookups, seed) is None, "a known value inside a sub-question's text is what it should be"
     assert known_to_user("Information Needed: the order number") == "", "a row without a known part gives nothing known"
+
+
+def test_an_answer_that_only_names_its_slot_is_a_placeholder():
+    # the teacher's pharmacy trace: q2 "What is the city where ...?" answered "City Name"
+    def problem(question: str, answer: str) -> str | None:
+        found = composition_problem("Which city is the pharmacy in?", f"It is in {answer}.", [("q1", question, answer, [])])
+        return found[0] if found else None
+
+    assert problem("What is the city where John Doe's pharmacy is?", "City Name") == "answer_not_value"
+    assert problem("What is the order number?", "Order number 5") is None, "a number is a value"
+    assert problem("Which city, Denver or Austin?", "Denver") is None, "a choice named in the question is a value"

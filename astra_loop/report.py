@@ -16,6 +16,7 @@ from astra_loop.config import Layout
 from astra_loop.evaluate import METRICS, EvalResult, paired_difference
 from astra_loop.stages import StageBook
 from rl import plot_rewards
+from synth.core import pyplot, save_figure
 
 _METRIC_NAMES = {"reward": "F1", "recall": "subtask recall", "answer_correct": "answer correctness", "c": "tool calls"}
 
@@ -86,18 +87,9 @@ def before_after(base: EvalResult, trained: EvalResult) -> list[tuple[str, float
     return [(env, b.get(env, 0.0), t.get(env, 0.0)) for env in sorted(set(b) | set(t))]
 
 
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_funnel(env_rows: list[tuple[str, int, int]], sft: dict[str, int], path: Path) -> Path:
     """Two horizontal bar charts side by side: environment synthesis and SFT synthesis."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     names = [r[0] for r in env_rows]
     left.barh(names[::-1], [r[1] for r in env_rows][::-1], color="#c7d4e8", label="seen")
@@ -108,15 +100,12 @@ def plot_funnel(env_rows: list[tuple[str, int, int]], sft: dict[str, int], path:
     right.set_title("SFT synthesis")
     for ax in (left, right):
         ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_before_after(rows: list[tuple[str, float, float]], path: Path, cold_start: dict[str, float] | None = None) -> Path:
     """Grouped bars: base, (cold-start,) and trained F1 per evaluation environment."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4))
     xs = range(len(rows))
     series = [("base", [r[1] for r in rows], "#8c8c8c")]
@@ -131,10 +120,7 @@ def plot_before_after(rows: list[tuple[str, float, float]], path: Path, cold_sta
     ax.set_ylim(0, 1)
     ax.legend()
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def training_warnings(records: dict[str, Any], loop: dict[str, Any]) -> list[str]:

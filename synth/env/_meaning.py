@@ -106,7 +106,7 @@ def _echoes_question(answer: str, question: str) -> bool:
     return bool(words & _SLOT_NOUNS) and words <= set(_WORD.findall(question.lower())) | _SLOT_NOUNS
 
 
-def _is_value(answer: str, question: str = "") -> bool:
+def _is_value(answer: str, question: str) -> bool:
     """A value (a number with its unit, a time, a date, a name, a code), not a sentence or a placeholder."""
     if _PLACEHOLDER.search(answer.strip()) or _echoes_question(answer, question):
         return False

@@ -55,11 +55,11 @@ def calibrate(
         results = anyio.run(main)
     except (AgentSdkError, JsonlError, ValueError) as exc:
         raise fail(str(exc)) from exc
-    typer.echo(f"{'judge':<16}{'pairs':>6}{'right':>7}{'ties':>6}{'accuracy':>10}{'good':>7}{'bad':>7}{'spread':>8}  by kind")
+    typer.echo(f"{'judge':<16}{'pairs':>6}{'right':>7}{'ties':>6}{'accuracy':>10}{'good':>7}{'bad':>7}{'spread':>8}{'repaired':>9}  by kind")
     for r in results:
         kinds = " ".join(f"{k}={v:.2f}" for k, v in r.by_kind.items())
         typer.echo(
-            f"{r.judge:<16}{r.pairs:>6}{r.ranked_right:>7}{r.ties:>6}{r.accuracy:>10.2f}{r.good_mean:>7.2f}{r.bad_mean:>7.2f}{r.spread:>8.2f}  {kinds}"
+            f"{r.judge:<16}{r.pairs:>6}{r.ranked_right:>7}{r.ties:>6}{r.accuracy:>10.2f}{r.good_mean:>7.2f}{r.bad_mean:>7.2f}{r.spread:>8.2f}{r.repaired:>9}  {kinds}"
         )
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -8,9 +8,11 @@ flaw, and a judge that fails closed scores 0). Judges:
 
 - `sft_trajectory`: the seven-dimension trajectory judge (`synth.sft.judge_trajectory`);
 - `task`: the task scorer of SFT synthesis (mean of its three 1-5 scores);
-- `decomposition`: what env synthesis decides of a decomposition: its trace rules first (a trace
-  they reject scores 0, as the pipeline rejects it at decompose), then the mean of the five
-  judged verdicts, on every pair;
+- `decomposition`: what env synthesis decides of a decomposition: its mechanical repairs and
+  trace rules first (a trace they reject scores 0, as the pipeline rejects it at decompose), then
+  the mean of the five judged verdicts on the repaired trace, on every pair. A pair whose bad twin
+  the repairs turn into its good twin (a dependency declared but not used, or used but not
+  declared) is counted right and reported as `repaired`: no judge ever sees the flaw;
 - `dependency`, `atomicity`, `completeness`, `coherence`: one check each, on the pairs whose
   planted flaw it exists to catch (smaller questions, each measured alone).
 """
@@ -26,7 +28,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import read_jsonl
-from synth.env._judge import CHECKS, judge_check, scenario_of, trace_problem
+from synth.env._judge import CHECKS, judge_check, repair, scenario_of, trace_problem
 from synth.env.config import SynthConfig
 from synth.env.records import CheckName, Decomposition, Failure, Sample, Seed, SubQuestion
 from synth.sft import ServerDoc, ServerSource, SynthTask, ToolDoc, judge_trajectory
@@ -79,6 +81,7 @@ class JudgeCalibration(BaseModel):
     bad_mean: float
     spread: float = Field(description="good_mean - bad_mean: how far apart the judge puts the twins, on its [0, 1] scale.")
     unscored: int = Field(description="Items the judge failed to score (counted as 0: judges fail closed).")
+    repaired: int = Field(default=0, description="Pairs ranked right because the pipeline's repairs turn the bad twin into the good one.")
     by_kind: dict[str, float] = Field(default_factory=dict, description="Accuracy per planted kind.")
     misranked: list[str] = Field(default_factory=list, description="Ids of the pairs ranked wrong or tied.")
 
@@ -116,17 +119,26 @@ async def _task_score(model: Any, pair: CalibrationPair, question: str) -> float
     return (s.question_quality + s.scenario_realism + s.tool_necessity - 3) / 12
 
 
-def _sample(pair: CalibrationPair, item: dict[str, Any]) -> Sample:
+def _trace(item: dict[str, Any]) -> Decomposition:
+    subs = [SubQuestion(id=q["id"], question=q["question"], answer=q["answer"], depends_on=q.get("depends_on", [])) for q in item["sub_questions"]]
+    return Decomposition(main_question=item["main_question"], final_answer=item["final_answer"], sub_questions=subs)
+
+
+def _sample(pair: CalibrationPair, trace: Decomposition) -> Sample:
     extra = pair.model_extra or {}
     seed = Seed(id=f"cal-{pair.id}", mode="question", domain=extra.get("domain", "general"), language=pair.language,
-                question=item["main_question"], min_hops=1, max_hops=12, ref=f"calibration:{pair.id}")  # fmt: skip
-    subs = [SubQuestion(id=q["id"], question=q["question"], answer=q["answer"], depends_on=q.get("depends_on", [])) for q in item["sub_questions"]]
-    scenario, subs = scenario_of(subs)
-    return Sample(id=seed.id, seed=seed, question=item["main_question"], answer=item["final_answer"], scenario=scenario, sub_questions=subs)
+                question=trace.main_question, min_hops=1, max_hops=12, ref=f"calibration:{pair.id}")  # fmt: skip
+    scenario, subs = scenario_of(trace.sub_questions)
+    return Sample(id=seed.id, seed=seed, question=trace.main_question, answer=trace.final_answer, scenario=scenario, sub_questions=subs)
 
 
-async def _checks_score(model: Any, checks: Sequence[CheckName], item: dict[str, Any], pair: CalibrationPair) -> float | None:
-    sample = _sample(pair, item)
+def repaired_alike(pair: CalibrationPair) -> bool:
+    """Whether the pipeline's repairs turn a decomposition pair's bad twin into its good twin."""
+    return repair(_trace(pair.bad)) == repair(_trace(pair.good))
+
+
+async def _checks_score(model: Any, checks: Sequence[CheckName], trace: Decomposition, pair: CalibrationPair) -> float | None:
+    sample = _sample(pair, trace)
     config = SynthConfig(leak_audit=False)
     scores = []
     for name in checks:
@@ -143,12 +155,11 @@ async def _score(model: Any, judge: str, pair: CalibrationPair, item: Any) -> fl
     if judge == "task":
         return await _task_score(model, pair, item)
     if judge != "decomposition":
-        return await _checks_score(model, (judge,), item, pair)  # type: ignore[arg-type]
-    sample = _sample(pair, item)
-    trace = Decomposition(main_question=item["main_question"], final_answer=item["final_answer"], sub_questions=sample.sub_questions)
-    if trace_problem(trace, sample.seed) is not None:
+        return await _checks_score(model, (judge,), _trace(item), pair)  # type: ignore[arg-type]
+    trace = _trace(item)
+    if trace_problem(trace, _sample(pair, trace).seed) is not None:
         return 0.0
-    return await _checks_score(model, CHECKS, item, pair)
+    return await _checks_score(model, CHECKS, repair(trace), pair)
 
 
 async def calibrate(
@@ -178,6 +189,7 @@ async def calibrate(
         if file_kind not in cache:
             cache[file_kind] = load_pairs(root, file_kind)
         pairs = [p for p in cache[file_kind] if kind is None or p.kind == kind][:limit]
+        repaired = {p.id for p in pairs if judge == "decomposition" and repaired_alike(p)}
         scores: dict[tuple[str, str], float | None] = {}
 
         async def one(pair: CalibrationPair, side: str, judge: str = judge) -> None:
@@ -186,17 +198,23 @@ async def calibrate(
 
         async with anyio.create_task_group() as tg:
             for pair in pairs:
-                for side in ("good", "bad"):
+                for side in ("good", "bad") if pair.id not in repaired else ():
                     tg.start_soon(one, pair, side)
-        results.append(_measure(judge, pairs, scores))
+        results.append(_measure(judge, pairs, scores, repaired))
     return results
 
 
-def _measure(judge: str, pairs: list[CalibrationPair], scores: dict[tuple[str, str], float | None]) -> JudgeCalibration:
+def _measure(
+    judge: str, pairs: list[CalibrationPair], scores: dict[tuple[str, str], float | None], repaired: set[str]
+) -> JudgeCalibration:
     right, ties, misranked = 0, 0, []
     per_kind: dict[str, list[bool]] = defaultdict(list)
     good, bad = [], []
     for pair in pairs:
+        if pair.id in repaired:
+            right += 1
+            per_kind[pair.kind].append(True)
+            continue
         g, b = scores[(pair.id, "good")] or 0.0, scores[(pair.id, "bad")] or 0.0
         good.append(g)
         bad.append(b)
@@ -206,10 +224,10 @@ def _measure(judge: str, pairs: list[CalibrationPair], scores: dict[tuple[str, s
         per_kind[pair.kind].append(ok)
         if not ok:
             misranked.append(pair.id)
-    n = len(pairs) or 1
+    n, scored = len(pairs) or 1, len(good) or 1
     return JudgeCalibration(
         judge=judge, pairs=len(pairs), ranked_right=right, ties=ties, accuracy=right / n,
-        good_mean=sum(good) / n, bad_mean=sum(bad) / n, spread=(sum(good) - sum(bad)) / n,
-        unscored=sum(v is None for v in scores.values()),
+        good_mean=sum(good) / scored, bad_mean=sum(bad) / scored, spread=(sum(good) - sum(bad)) / scored,
+        unscored=sum(v is None for v in scores.values()), repaired=len(repaired),
         by_kind={k: sum(v) / len(v) for k, v in sorted(per_kind.items())}, misranked=misranked,
     )  # fmt: skip

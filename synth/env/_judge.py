@@ -61,13 +61,15 @@ def repair(d: Decomposition) -> Decomposition:
 
 def fill_references(d: Decomposition) -> Decomposition:
     """`d` with every `{q1}` in a sub-question replaced by q1's answer and q1 added to its dependencies,
-    and every dependency whose answer its text does not use dropped.
+    every dependency whose answer its text does not use dropped, and every earlier sub-question whose
+    answer its text carries (a value the user did not give) added to its dependencies.
 
     The teacher declared dependencies it did not use in 26 of 37 traces ("What are the last four
     digits of the saved card?" depending on q1 = "Visa"): a sub-question that does not carry an
     answer cannot pass it to its tool call, so it is a lookup of its own; the judged dependency
-    check still asks whether it needs what it lost. A reference to an unknown or a later id is
-    left as written, so the trace check names it.
+    check still asks whether it needs what it lost. A text that holds an earlier answer ("When will
+    order 55891 arrive?" after q1 = "55891") takes it from that sub-question whether or not it was
+    declared. A reference to an unknown or a later id is left as written, so the trace check names it.
     """
     answers = {q.id: q.answer for q in d.sub_questions}
     order = {q.id: i for i, q in enumerate(d.sub_questions)}
@@ -76,8 +78,20 @@ def fill_references(d: Decomposition) -> Decomposition:
         refs = [r for r in _REFERENCE.findall(q.question) if r in answers and order[r] < order[q.id]]
         text = _REFERENCE.sub(lambda m: answers[m.group(1)] if m.group(1) in refs else m.group(0), q.question)
         depends = [x for x in dict.fromkeys([*q.depends_on, *refs]) if x not in answers or answer_in_output(answers[x], text)]
-        subs.append(q.model_copy(update={"question": text, "depends_on": depends}))
+        carried = [x for x in order if order[x] < order[q.id] and x not in depends and _carries(answers[x], text, d.main_question)]
+        subs.append(q.model_copy(update={"question": text, "depends_on": [*carried, *depends]}))
     return d.model_copy(update={"sub_questions": subs})
+
+
+def _carries(answer: str, text: str, main_question: str) -> bool:
+    """Whether `text` carries an earlier sub-question's `answer`, a value the user did not give.
+
+    Short answers ("Yes", "12") turn up by chance, so a value needs 4 characters, or 2 Chinese ones
+    (a name such as 王丽华 is three).
+    """
+    key = normalize_answer(answer)
+    long_enough = len(key) >= 4 or sum("\u4e00" <= ch <= "\u9fff" for ch in key) >= 2
+    return long_enough and answer_in_output(answer, text) and not answer_in_output(answer, main_question)
 
 
 def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:

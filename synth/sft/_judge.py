@@ -11,15 +11,18 @@ Dimensions (each scaled to [0, 1]):
 6. conciseness — no needless calls or chatter;
 7. final_answer — relevant, complete and faithful to the tool outputs.
 
-The judge answers each on the word scale (`synth.core.VERDICTS`: yes / mostly / partly / no),
-after its reason. What the conversation shows about itself (`_grounding`: repeated calls,
-values in the answer that no tool returned, errors ignored) is put in the prompt and applied
-to the verdict: a repeated call zeroes that step's planning and conciseness, an ungrounded value
-zeroes final_answer, an ignored error zeroes that step's response understanding and caps
-final_answer at "partly". Per-step dimensions are averaged over steps; the score is the mean
-of the seven. Fail closed: when the judge errors, writes no JSON, or leaves a dimension missing
-or not a verdict word (a per-step list of the wrong length counts as missing), the trajectory
-is unjudged and excluded, and every missing dimension is counted for `stats.json`.
+The judge first notes what the user asked, what the tool results say about it and what the final
+answer says (small questions: asked to score straight away, the teacher missed a wrong tool or a
+contradicted result in 8 of 8 calibration pairs), then answers each dimension on the word scale
+(`synth.core.VERDICTS`: yes / mostly / partly / no), after its reason. What the conversation shows
+about itself (`_grounding`: repeated calls, values in the answer that no tool returned, errors
+ignored) is put in the prompt and applied to the verdict: a repeated call zeroes that step's
+planning and conciseness, an ungrounded value zeroes final_answer, an ignored error zeroes that
+step's response understanding and caps final_answer at "partly". Per-step dimensions are averaged
+over steps; the score is the mean of the seven. Fail closed: when the judge errors, writes no
+JSON, or leaves a dimension missing or not a verdict word (a per-step list of the wrong length
+counts as missing), the trajectory is unjudged and excluded, and every missing dimension is
+counted for `stats.json`.
 
 The prompt's format example answers "no" everywhere (it fails the export bar), and a reply
 that copies it is rejected as `copied_example`. The JSON Schema is built per call: exactly one
@@ -50,9 +53,13 @@ DIMENSIONS = (
 
 _SCALAR = ("query_understanding", "query_planning", "conciseness", "final_answer")
 _PER_STEP = ("tool_response_understanding", "tool_call_planning")
+_NOTES = ("asked", "results", "answer")
 
 
 class _JudgeReply(BaseModel):
+    asked: Any = ""
+    results: Any = ""
+    answer: Any = ""
     query_understanding: Any = None
     query_planning: Any = None
     tool_response_understanding: Any = None
@@ -135,20 +142,27 @@ _PROMPT = """You check the work of an AI assistant that calls tools.
 Conversation ({steps} tool steps):
 {conversation}
 {findings}
-Answer each with {words}:
+First write, in a few words each:
+- asked: the facts or the action the user asked for;
+- results: what the tool results say about exactly those (write "nothing" when no result holds them);
+- answer: what the final answer tells the user about them.
+reason: one sentence on what went right and what went wrong.
+Then answer each with {words}:
 - query_understanding: did the assistant work on exactly what the user asked?
-- query_planning: were its calls, in order, a sound way to get the answer?
-- tool_call_planning: {steps} verdicts, one per tool step: was that the right tool for the user's request, with the right arguments?
-- tool_response_understanding: {steps} verdicts, one per tool step: did the assistant use that result correctly (errors included)?
+- query_planning: were its calls, in order, a sound way to get what was asked?
+- tool_call_planning: {steps} verdicts, one per tool step: does that tool return what the user asked for, called with the right arguments?
+- tool_response_understanding: {steps} verdicts, one per tool step: did the assistant read that result correctly (errors included)?
 - conciseness: did it avoid needless or repeated calls and chatter?
-- final_answer: does the final answer say only what the tool results say, and answer the whole request?
-reason (first): one sentence on what went right and what went wrong.{format}"""
+- final_answer: does the final answer say the same as the tool results about what was asked (nothing contradicted, nothing added) and answer the whole request? "no" when results is "nothing".{format}"""
 
 
 def judge_example(steps: int) -> PromptExample:
     """The format example for `steps` tool steps: "no" everywhere, which no trajectory passes with."""
     return PromptExample(
         {
+            "asked": "<a few words>",
+            "results": "<a few words>",
+            "answer": "<a few words>",
             "reason": "<one sentence>",
             "query_understanding": "no",
             "query_planning": "no",
@@ -164,8 +178,10 @@ def judge_schema(steps: int) -> dict[str, Any]:
     """The judge's reply for `steps` tool steps: verdict words, exactly `steps` per list."""
     verdict = verdict_schema()
     per_step = {"type": "array", "items": verdict, "minItems": steps, "maxItems": steps}
-    # The reason comes first: a small model that scores before it reasons gives every trajectory the same marks.
-    properties: dict[str, Any] = {"reason": {"type": "string", "minLength": 1, "maxLength": 300}}
+    # Notes and reason come first: a model that scores before it has written what was asked and what the
+    # tools said gives a trajectory and its wrong-tool or contradicting twin the same marks.
+    note = {"type": "string", "minLength": 1, "maxLength": 200}
+    properties: dict[str, Any] = {key: note for key in _NOTES} | {"reason": {"type": "string", "minLength": 1, "maxLength": 300}}
     properties |= {key: verdict for key in _SCALAR[:2]}
     properties |= {key: per_step for key in ("tool_call_planning", "tool_response_understanding")}
     properties |= {key: verdict for key in _SCALAR[2:]}

@@ -140,32 +140,38 @@ _SCORE = """A user sends this request to an assistant whose only tools are those
 Request: {question}
 
 Answer:
-- reason (first): one sentence: what the user wants done, and which tool of the list (if any) does it;
-- first_tool: the tool the assistant must call first to do it, or "none" when no tool of the list can do what is asked;
-- needs_tools: "yes" when answering needs a lookup or an action through a tool, "no" when the request itself and common knowledge suffice;
+- wanted (first): what the user wants done or looked up, in a few words;
+- first_tool: the tool the assistant must call first to do it, or "none" when no tool of the list does it;
+- covers: "yes" when the description of first_tool says it does what is wanted, "no" when it does something else (or first_tool is "none");
+- known_answer: the answer when the request itself and common knowledge give it (arithmetic on the user's own numbers, general facts), otherwise "lookup";
+- needs_tools: "yes" when answering needs a lookup or an action through a tool, "no" when known_answer already answers it;
+- reason: one sentence on whether this tool server can serve the request;
 - clear: is the request clear and specific, with the details the tool calls need? ({words});
 - realistic: would a real person send it? ({words}).{format}"""
 
 SCORE_EXAMPLE = PromptExample(
-    {"reason": "<one sentence>", "first_tool": "none", "needs_tools": "no", "clear": "no", "realistic": "no"}
-)
+    {"wanted": "<a few words>", "first_tool": "none", "covers": "no", "known_answer": "lookup", "needs_tools": "no",
+     "reason": "<one sentence>", "clear": "no", "realistic": "no"}
+)  # fmt: skip
 """The scoring format: no tool, no need of one, "no" everywhere: below every threshold."""
 
 
 def score_schema(tool_names: Sequence[str]) -> dict[str, Any]:
     """The scorer's reply: `first_tool` one of `tool_names` or "none"."""
-    return {
-        "type": "object",
-        "properties": {
-            "reason": {"type": "string", "minLength": 1, "maxLength": 300},
+    note = {"type": "string", "minLength": 1, "maxLength": 200}
+    yes_no = {"type": "string", "enum": ["yes", "no"]}
+    return _object(
+        {
+            "wanted": note,
             "first_tool": {"type": "string", "enum": [*sorted(tool_names), "none"]},
-            "needs_tools": {"type": "string", "enum": ["yes", "no"]},
+            "covers": yes_no,
+            "known_answer": note,
+            "needs_tools": yes_no,
+            "reason": {"type": "string", "minLength": 1, "maxLength": 300},
             "clear": verdict_schema(),
             "realistic": verdict_schema(),
-        },
-        "required": ["reason", "first_tool", "needs_tools", "clear", "realistic"],
-        "additionalProperties": False,
-    }
+        }
+    )
 
 
 _POINTS = {"yes": 5, "mostly": 4, "partly": 2, "no": 1}
@@ -175,9 +181,12 @@ Verdict = Literal["yes", "mostly", "partly", "no"]
 
 
 class _ScoreReply(BaseModel):
-    reason: str = ""
+    wanted: str = ""
     first_tool: str
+    covers: Literal["yes", "no"] = "yes"
+    known_answer: str = ""
     needs_tools: Literal["yes", "no"]
+    reason: str = ""
     clear: Verdict
     realistic: Verdict
 
@@ -185,9 +194,10 @@ class _ScoreReply(BaseModel):
         """Tool necessity holds when a tool of the server does it and the request cannot be answered without one.
 
         Asked to rate necessity on a scale, the teacher wrote the same verdicts for a task and its
-        off-server or trivial twin (10 of 10 pairs tied); naming the first tool is a choice it makes.
+        off-server or trivial twin (10 of 10 pairs tied); naming the first tool, saying whether its
+        description covers what is wanted and trying to answer without tools are smaller questions.
         """
-        needed = self.first_tool != "none" and self.needs_tools == "yes"
+        needed = self.first_tool != "none" and self.covers == "yes" and self.needs_tools == "yes"
         return TaskScores(
             question_quality=_POINTS[self.clear], scenario_realism=_POINTS[self.realistic], tool_necessity=5 if needed else 1,
             reason=self.reason,

@@ -94,6 +94,22 @@ async def test_a_judge_that_scores_alike_or_fails_ranks_nothing(tmp_path):
     assert broken.accuracy == 0.0 and broken.unscored == 2 and broken.good_mean == 0.0
 
 
+@pytest.mark.anyio
+async def test_a_wrong_dependency_the_pipeline_repairs_into_the_good_twin_counts_right_unjudged(tmp_path):
+    root = tmp_path / "cal"
+    root.mkdir()
+    planted = [p for p in load_pairs(SET, "decomposition") if p.kind == "wrong_dependency"]
+    (root / CALIBRATION_FILES["decomposition"]).write_text("\n".join(p.model_dump_json() for p in planted) + "\n", encoding="utf-8")
+
+    def unasked(*_):
+        raise AssertionError("a repaired pair is not judged")
+
+    (ruled,) = await calibrate(FunctionModel(unasked), root, judges=["decomposition"])
+    assert (ruled.accuracy, ruled.repaired, ruled.by_kind) == (1.0, len(planted), {"wrong_dependency": 1.0}), (
+        "declared-but-unused dependencies are dropped and carried-but-undeclared ones added before any judge"
+    )
+
+
 def test_the_cli_names_an_unknown_judge_or_set_before_starting_a_model(tmp_path):
     from astra_cli import app
 

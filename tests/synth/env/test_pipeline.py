@@ -240,9 +240,11 @@ async def test_duplicate_or_unlinked_sub_questions_are_sent_back(tmp_path, sandb
 
 
 @pytest.mark.anyio
-async def test_a_reference_to_an_earlier_answer_is_filled_in_and_becomes_a_dependency(tmp_path, sandbox):
+@pytest.mark.parametrize("written", ["{q1}", "Paris"], ids=["reference", "undeclared"])
+async def test_a_reference_to_an_earlier_answer_is_filled_in_and_becomes_a_dependency(tmp_path, sandbox, written):
     trace = json.loads(Script().decompose[0])
-    trace["sub_questions"][1].update(question="What is the current temperature in {q1}?", depends_on=[])
+    assert "Paris" not in trace["main_question"], "the user did not give the value: it comes from q1"
+    trace["sub_questions"][1].update(question=f"What is the current temperature in {written}?", depends_on=[])
     result, model = await run(tmp_path, Script(decompose=[json.dumps(trace)]), sandbox)
     (record,) = result.envs
     env = load_env(tmp_path / "out" / record.path)

@@ -57,10 +57,11 @@ async def test_augmentation_and_scores() -> None:
     rewritten, _ = await augment(model, base, "persona", persona=persona)
     assert rewritten.parent == base.id and rewritten.augmentation == "persona" and rewritten.target_tools == base.target_tools
     assert persona in model.requests[0].messages[-1].content
-    reply = {"reason": "clear", "first_tool": "search_flights", "needs_tools": "yes", "clear": "yes", "realistic": "mostly"}
+    reply = {"wanted": "book a flight", "first_tool": "search_flights", "covers": "yes", "known_answer": "lookup", "needs_tools": "yes",
+             "reason": "clear", "clear": "yes", "realistic": "mostly"}  # fmt: skip
     scores = await score_task(FunctionModel.from_replies(json.dumps(reply)), TRAVEL, rewritten)
     assert (scores.value.question_quality, scores.value.scenario_realism, scores.value.tool_necessity) == (5, 4, 5)
-    for change in ({"first_tool": "none"}, {"needs_tools": "no"}):
+    for change in ({"first_tool": "none"}, {"covers": "no"}, {"needs_tools": "no"}):
         failed = await score_task(FunctionModel.from_replies(json.dumps(reply | change)), TRAVEL, rewritten)
         assert TaskThresholds().failures(failed.value) == ["tool_necessity"], "off the server or trivial: no tool of it is needed"
     unknown = await score_task(FunctionModel.from_replies(*[json.dumps(reply | {"first_tool": "rent_car"})] * 3), TRAVEL, rewritten)

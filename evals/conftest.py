@@ -18,9 +18,9 @@ Options (flag, or environment variable):
   --eval-out   ASTRA_EVAL_OUT         output directory (default ./evals-out)
   --full-replay ASTRA_EVAL_FULL_REPLAY=1  tau2 gold replay of every task instead of a sample
 
-The model tests (those taking the `eval_models` fixture) talk to the model under evaluation; every
-other test runs under an `agent_sdk.RequestGuard` and fails if it reaches a server it did not
-start, so a harness test can never evaluate a real endpoint by accident.
+The model tests (those taking the `eval_models` fixture, most through `category_run`) talk to the
+model under evaluation; every other test runs under an `agent_sdk.RequestGuard` and fails if it
+reaches a server it did not start, so a harness test can never evaluate a real endpoint by accident.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="astra-bfcl-"
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from harness import EvalConfig, EvalModels, RunInfo, Summary  # noqa: E402
+from model_run import CategoryRun, OpenCategory  # noqa: E402
 
 from agent_sdk import RequestGuard  # noqa: E402
 
@@ -101,3 +102,15 @@ def summary(eval_config: EvalConfig) -> Summary:
     """Rows of this run, under its label; each model test rewrites summary.md/json after adding its row."""
     run = RunInfo(model=eval_config.model or "(no model)", protocol=eval_config.protocol)
     return Summary(model=eval_config.label, runs={eval_config.label: run})
+
+
+@pytest.fixture
+def category_run(eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> OpenCategory:
+    """Open a model test's `benchmark:category` (a `CategoryRun`); skips the test when this run does not evaluate it."""
+
+    def open_category(benchmark: str, category: str) -> CategoryRun:
+        if reason := eval_config.skip_reason(benchmark, category):
+            pytest.skip(reason)
+        return CategoryRun(benchmark=benchmark, category=category, config=eval_config, models=eval_models, summary=summary)
+
+    return open_category

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness.acebench import (
     NORMAL_CATEGORIES,
     SPECIAL_CATEGORIES,
@@ -18,6 +17,7 @@ from harness.acebench import (
     system_prompt,
     write_results,
 )
+from model_run import OpenCategory, model_test
 
 from agent_sdk import FunctionModel, ModelError
 
@@ -52,21 +52,15 @@ def test_checker_rejects_wrong_values_extra_calls_and_calls_in_special_cases() -
     assert not check_output("special_incomplete", "Please give more details.", incomplete.ground_truth, incomplete.functions).ok
 
 
-@pytest.mark.anyio
-@pytest.mark.timeout(0)
-@pytest.mark.parametrize("category", NORMAL_CATEGORIES + SPECIAL_CATEGORIES)
-async def test_model_on_acebench(category: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
-    if reason := eval_config.skip_reason("acebench", category):
-        pytest.skip(reason)
-    model = eval_models.chat_model()
-    played = await eval_config.play("acebench", category, load_category(category), lambda entry: entry.id,
-                                    lambda entry: play_entry(entry, model))
-    write_results(eval_config.results_dir, category,
+@model_test("category", NORMAL_CATEGORIES + SPECIAL_CATEGORIES)
+async def test_model_on_acebench(category: str, category_run: OpenCategory) -> None:
+    run = category_run("acebench", category)
+    model = run.models.chat_model()
+    played = await run.play(load_category(category), lambda entry: entry.id, lambda entry: play_entry(entry, model))
+    write_results(run.config.results_dir, category,
                   ({"id": e.id, "trial": t, "result": reply, "valid": v.ok, "error": v.error} for e, t, (reply, v) in played))
     errored = sum((v.error or "").startswith("model error") for *_, (_, v) in played)
-    row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(v.ok) for *_, (_, v) in played],
-                                   trials=eval_config.trials, extra={"model_errors": float(errored)})
-    summary.add(row, eval_config.out_dir)
+    row = run.add_row([float(v.ok) for *_, (_, v) in played], extra={"model_errors": float(errored)})
     assert row.n == len(played) > 0
 
 

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness.acebench import (
     AGENT_CATEGORIES,
     AgentEpisode,
@@ -22,6 +21,7 @@ from harness.acebench import (
     replay_gold_paths,
     write_results,
 )
+from model_run import OpenCategory, model_test
 from play_script import tool_calls
 
 from agent_sdk import FunctionModel
@@ -157,21 +157,14 @@ async def test_multi_step_agent_alone_and_a_silent_agent_scores_zero() -> None:
     assert not idle.end_state_ok and idle.process == 0.0 and idle.mismatches
 
 
-@pytest.mark.anyio
-@pytest.mark.timeout(0)
-@pytest.mark.parametrize("category", AGENT_CATEGORIES)
-async def test_model_on_acebench_agent(category: str, eval_config: EvalConfig, eval_models: EvalModels,
-                                       summary: Summary) -> None:
-    if reason := eval_config.skip_reason("acebench", category):
-        pytest.skip(reason)
-    model = eval_models.chat_model()
-    user = eval_models.chat_model(user=True) if category == "agent_multi_turn" else None
-    played = await eval_config.play("acebench", category, load_category(category), lambda entry: entry.id,
-                                    lambda entry: play_agent_entry(entry, model, user))
-    write_results(eval_config.results_dir, category, (o.record(t) for _, t, o in played))
+@model_test("category", AGENT_CATEGORIES)
+async def test_model_on_acebench_agent(category: str, category_run: OpenCategory) -> None:
+    run = category_run("acebench", category)
+    model = run.models.chat_model()
+    user = run.models.chat_model(user=True) if category == "agent_multi_turn" else None
+    played = await run.play(load_category(category), lambda entry: entry.id, lambda entry: play_agent_entry(entry, model, user))
+    write_results(run.config.results_dir, category, (o.record(t) for _, t, o in played))
     process = sum(o.process for *_, o in played) / len(played)
-    row = BenchmarkRow.from_scores("ACEBench", category, summary.model, [float(o.end_state_ok) for *_, o in played],
-                                   trials=eval_config.trials,
-                                   extra={"process_accuracy": process, "model_errors": float(sum(bool(o.error) for *_, o in played))})
-    summary.add(row, eval_config.out_dir)
+    row = run.add_row([float(o.end_state_ok) for *_, o in played],
+                      extra={"process_accuracy": process, "model_errors": float(sum(bool(o.error) for *_, o in played))})
     assert row.n == len(played) > 0

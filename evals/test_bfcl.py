@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
 from harness.bfcl import (
     CATEGORIES,
     BfclEpisode,
@@ -20,6 +19,7 @@ from harness.bfcl import (
     write_result_file,
 )
 from harness.bfcl._score import BFCL_REGISTRY
+from model_run import OpenCategory, model_test
 from play_script import calls_this_turn, tool_calls, user_turn
 
 from agent_sdk import FunctionModel
@@ -88,28 +88,22 @@ async def test_result_files_are_accepted_by_bfcl_evaluate(tmp_path) -> None:
     assert header["accuracy"] == 1.0 and header["total_count"] == 3
 
 
-@pytest.mark.anyio
-@pytest.mark.timeout(0)
-@pytest.mark.parametrize("category", CATEGORIES)
-async def test_model_on_bfcl(category: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
-    if reason := eval_config.skip_reason("bfcl", category):
-        pytest.skip(reason)
-    model = eval_models.chat_model()
-    played = await eval_config.play("bfcl", category, load_entries(category), lambda entry: entry.id,
-                                    lambda entry: play_entry(entry, model))
+@model_test("category", CATEGORIES)
+async def test_model_on_bfcl(category: str, category_run: OpenCategory) -> None:
+    run = category_run("bfcl", category)
+    model = run.models.chat_model()
+    played = await run.play(load_entries(category), lambda entry: entry.id, lambda entry: play_entry(entry, model))
     results = [(e, t, o, score_entry(e, o.turns)) for e, t, o in played]
-    out = eval_config.results_dir / "bfcl"
-    for trial in range(eval_config.trials):
+    out = run.config.results_dir / "bfcl"
+    for trial in range(run.config.trials):
         rows = [o.result_row() for e, t, o, _ in results if t == trial]
         write_result_file(out / f"trial{trial}" / "result", category, rows)
     scores = out / f"{category}_scores.jsonl"
     scores.parent.mkdir(parents=True, exist_ok=True)
     scores.write_text("".join(json.dumps({"id": e.id, "trial": t, "valid": v["valid"], "error_type": v.get("error_type"),
                                           "errors": o.errors}) + "\n" for e, t, o, v in results))
-    row = BenchmarkRow.from_scores("BFCL-v3 multi-turn", category, summary.model,
-                                   [float(v["valid"]) for *_, v in results], trials=eval_config.trials,
-                                   extra={"model_errors": float(sum(bool(o.errors) for _, _, o, _ in results))})
-    summary.add(row, eval_config.out_dir)
+    row = run.add_row([float(v["valid"]) for *_, v in results],
+                      extra={"model_errors": float(sum(bool(o.errors) for _, _, o, _ in results))})
     assert row.n == len(played) > 0
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from harness import BenchmarkRow, EvalConfig, EvalModels, Summary
+from harness import EvalConfig
 from harness.tau2 import DOMAINS, Tau2Episode, load_tasks, play_task, replay_gold, write_results
+from model_run import OpenCategory, model_test
 from play_script import calls_this_turn, tool_calls, user_turn
 
 from agent_sdk import FunctionModel
@@ -67,28 +68,23 @@ async def test_user_tools_are_a_separate_server_and_solo_merges_them() -> None:
     assert solo.user_server is None and agent_tools | user_tools | {"done"} == solo_tools
 
 
-@pytest.mark.anyio
-@pytest.mark.timeout(0)
-@pytest.mark.parametrize("variant", [*DOMAINS, "telecom-solo"])
-async def test_model_on_tau2(variant: str, eval_config: EvalConfig, eval_models: EvalModels, summary: Summary) -> None:
-    if reason := eval_config.skip_reason("tau2", variant):
-        pytest.skip(reason)
+@model_test("variant", [*DOMAINS, "telecom-solo"])
+async def test_model_on_tau2(variant: str, category_run: OpenCategory) -> None:
+    run = category_run("tau2", variant)
     domain, solo = variant.removesuffix("-solo"), variant.endswith("-solo")
     tasks = load_tasks(domain)
     if solo:
         tasks = [t for t in tasks if getattr(t, "ticket", None)]
-    agent, user = eval_models.chat_model(), eval_models.chat_model(user=True)
-    played = await eval_config.play("tau2", variant, tasks, lambda task: task.id,
-                                    lambda task: play_task(domain, task, agent, None if solo else user, solo_mode=solo))
+    agent, user = run.models.chat_model(), run.models.chat_model(user=True)
+    played = await run.play(tasks, lambda task: task.id,
+                            lambda task: play_task(domain, task, agent, None if solo else user, solo_mode=solo))
     tasks = list({task.id: task for task, _, _ in played}.values())
     simulations = [{**o.simulation, "trial": k} for _, k, o in played]
-    write_results(eval_config.results_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
-                  agent=agent.name, user=None if solo else user.name, trials=eval_config.trials, solo_mode=solo,
+    write_results(run.config.results_dir / "tau2" / f"{variant}_results.json", domain, tasks, simulations,
+                  agent=agent.name, user=None if solo else user.name, trials=run.config.trials, solo_mode=solo,
                   max_exchanges=30)
     errored = sum(o.termination in {"agent_error", "user_error"} for *_, o in played)
-    row = BenchmarkRow.from_scores("tau2-bench", variant, summary.model, [o.reward for *_, o in played],
-                                   trials=eval_config.trials, extra={"model_errors": float(errored)})
-    summary.add(row, eval_config.out_dir)
+    row = run.add_row([o.reward for *_, o in played], extra={"model_errors": float(errored)})
     assert row.n == len(played) > 0
 
 

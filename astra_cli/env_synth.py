@@ -8,20 +8,8 @@ from typing import Annotated
 
 import typer
 
+from astra_cli import _model_options as opts
 from astra_cli._apps import env_app
-from astra_cli._model_options import (
-    ApiKeyOption,
-    BackendOption,
-    BaseUrlOption,
-    JudgeBaseUrlOption,
-    JudgeModelOption,
-    ModelChoice,
-    ModelOption,
-    check_backend,
-    fail,
-    open_companion,
-    open_model,
-)
 
 
 @env_app.command("synth")
@@ -36,12 +24,12 @@ def synth(
     config: Annotated[Path | None, typer.Option("--config", help="JSON file of SynthConfig fields (thresholds, retries, ...).")] = None,
     min_hops: Annotated[int | None, typer.Option("--min-hops", help="Fewest sub-questions for corpus/domain rows (default 2).")] = None,
     max_hops: Annotated[int | None, typer.Option("--max-hops", help="Most sub-questions (default 4).")] = None,
-    base_url: BaseUrlOption = None,
-    model: ModelOption = None,
-    api_key: ApiKeyOption = None,
-    backend: BackendOption = "auto",
-    judge_base_url: JudgeBaseUrlOption = None,
-    judge_model: JudgeModelOption = None,
+    base_url: opts.BaseUrlOption = None,
+    model: opts.ModelOption = None,
+    api_key: opts.ApiKeyOption = None,
+    backend: opts.BackendOption = "auto",
+    judge_base_url: opts.JudgeBaseUrlOption = None,
+    judge_model: opts.JudgeModelOption = None,
     concurrency: Annotated[int | None, typer.Option("--concurrency", help="LLM requests in flight (default 8).")] = None,
     benchmarks: Annotated[
         list[Path] | None, typer.Option("--benchmark", help="Benchmark question file for the leak audit (repeatable; default: all installed).")
@@ -79,8 +67,8 @@ def synth(
     if unsafe:
         fields["unsafe_no_sandbox"] = True
     cfg = SynthConfig.model_validate(fields)
-    check_backend(backend)
-    choice = ModelChoice(
+    opts.check_backend(backend)
+    choice = opts.ModelChoice(
         base_url=base_url, model=model, api_key=api_key, backend=backend,
         max_concurrency=cfg.max_llm_concurrency, timeout_s=cfg.llm_timeout_s,
     )  # fmt: skip
@@ -89,12 +77,12 @@ def synth(
             raise typer.BadParameter(f"{path}: no such file", param_hint="--input")
     if not inputs and not (out / "seeds.jsonl").is_file():
         # before a model is started for nothing
-        raise fail(f"no input: pass --input files or run in a directory with seeds.jsonl ({out})")
+        raise opts.fail(f"no input: pass --input files or run in a directory with seeds.jsonl ({out})")
 
     async def main():  # type: ignore[no-untyped-def]
         async with AsyncExitStack() as stack:
-            llm = await stack.enter_async_context(open_model(choice))
-            judge = await open_companion(stack, choice, llm, base_url=judge_base_url, model=judge_model, role="judge")
+            llm = await stack.enter_async_context(opts.open_model(choice))
+            judge = await opts.open_companion(stack, choice, llm, base_url=judge_base_url, model=judge_model, role="judge")
             return await synthesize_envs(llm, out, inputs=inputs or [], config=cfg, stages=stage, limit=limit, judge_model=judge)
 
     from synth.exceptions import LeakAuditUnavailable
@@ -102,7 +90,7 @@ def synth(
     try:
         result = anyio.run(main)
     except (ValueError, LeakAuditUnavailable, AgentSdkError) as exc:
-        raise fail(str(exc)) from exc
+        raise opts.fail(str(exc)) from exc
     stats = result.stats
     for err in stats.input_errors:
         typer.echo(f"input error: {err}", err=True)

@@ -8,21 +8,8 @@ from typing import Annotated
 
 import typer
 
+from astra_cli import _model_options as opts
 from astra_cli._apps import sft_app
-from astra_cli._model_options import (
-    ApiKeyOption,
-    BackendOption,
-    BaseUrlOption,
-    JudgeBaseUrlOption,
-    JudgeModelOption,
-    ModelChoice,
-    ModelOption,
-    PolicyOption,
-    check_backend,
-    fail,
-    open_companion,
-    open_model,
-)
 from astra_cli.rl import Mode
 
 
@@ -42,16 +29,16 @@ def synth(
         typer.Option("--stage", help="Run only these stages (repeatable): ingest graph chains tasks score rollout judge export."),
     ] = None,
     config: Annotated[Path | None, typer.Option("--config", help="JSON file of SftConfig fields.")] = None,
-    base_url: BaseUrlOption = None,
-    model: ModelOption = None,
+    base_url: opts.BaseUrlOption = None,
+    model: opts.ModelOption = None,
     agent_model: Annotated[
         str | None,
         typer.Option("--agent-model", help="Model playing rollouts: a name at the generator's endpoint or a model to run here (default: the generator)."),
     ] = None,
-    judge_base_url: JudgeBaseUrlOption = None,
-    judge_model: JudgeModelOption = None,
-    api_key: ApiKeyOption = None,
-    backend: BackendOption = "auto",
+    judge_base_url: opts.JudgeBaseUrlOption = None,
+    judge_model: opts.JudgeModelOption = None,
+    api_key: opts.ApiKeyOption = None,
+    backend: opts.BackendOption = "auto",
     concurrency: Annotated[int | None, typer.Option("--concurrency", help="Records and LLM requests in flight.")] = None,
     max_rollouts_per_server: Annotated[int | None, typer.Option("--max-rollouts-per-server", help="Cap on rollouts per server.")] = None,
     min_tools: Annotated[int | None, typer.Option("--min-tools", help="Drop servers with fewer usable tools (default 3).")] = None,
@@ -82,21 +69,21 @@ def synth(
     if bad:
         raise typer.BadParameter(f"unknown stage(s) {bad}; choose from {list(STAGES)}", param_hint="--stage")
 
-    check_backend(backend)
-    choice = ModelChoice(base_url=base_url, model=model, api_key=api_key, backend=backend, max_concurrency=cfg.concurrency, timeout_s=timeout)
+    opts.check_backend(backend)
+    choice = opts.ModelChoice(base_url=base_url, model=model, api_key=api_key, backend=backend, max_concurrency=cfg.concurrency, timeout_s=timeout)
 
     async def main() -> dict:  # type: ignore[type-arg]
         async with AsyncExitStack() as stack:
-            generator = await stack.enter_async_context(open_model(choice))
-            agent = await open_companion(stack, choice, generator, base_url=None, model=agent_model, role="agent")
-            judge = await open_companion(stack, choice, generator, base_url=judge_base_url, model=judge_model, role="judge")
+            generator = await stack.enter_async_context(opts.open_model(choice))
+            agent = await opts.open_companion(stack, choice, generator, base_url=None, model=agent_model, role="agent")
+            judge = await opts.open_companion(stack, choice, generator, base_url=judge_base_url, model=judge_model, role="judge")
             pipeline = SftPipeline(out, generator, config=cfg, agent_model=agent, judge_model=judge, use_cache=not no_cache)
             return await pipeline.run(servers or None, stages)
 
     try:
         stats = anyio.run(main)
     except (ValueError, AgentSdkError) as exc:
-        raise fail(str(exc)) from exc
+        raise opts.fail(str(exc)) from exc
     typer.echo(json.dumps({"funnel": stats["extra"].get("funnel", {}), "judge": stats["extra"].get("judge", {})}, indent=2))
     typer.echo(f"wrote {out / 'stats.json'}, {out / 'sft.jsonl'}, {out / 'plots'}")
 
@@ -106,7 +93,7 @@ def cold_start(
     envs: Annotated[list[Path], typer.Option("--envs", help="Environment directory or directory of them (repeatable), e.g. the envs/ of `astra env synth`.")],
     out: Annotated[Path, typer.Option("--out", help="Output directory (verify.json, trajectories, rejected, stats.json, sft.jsonl/parquet).")],
     agent_samples: Annotated[int, typer.Option("--agent-samples", min=0, help="Agent episodes per environment, kept only at F1 = 1 (0: golden replay only).")] = 0,
-    policy: PolicyOption = None,
+    policy: opts.PolicyOption = None,
     golden: Annotated[bool, typer.Option("--golden/--no-golden", help="Replay each environment's golden calls.")] = True,
     temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature of agent episodes.")] = 0.8,
     max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per agent episode.")] = 16,

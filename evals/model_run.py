@@ -45,8 +45,11 @@ class CategoryRun:
     category: str
     """The category (for tau2 the variant, e.g. `telecom-solo`)."""
     config: EvalConfig
+    """The run's options (trials, protocol, limit, output directories)."""
     models: EvalModels
+    """The evaluated model and the simulated user (`models.chat_model(user=...)`)."""
     summary: Summary
+    """The run's summary, which `add_row` adds to."""
 
     async def play(
         self, items: Sequence[T], id_of: Callable[[T], str], play: Callable[[T], Awaitable[R]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -21,7 +22,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.server import Server
 
-from agent_sdk import Agent, ChatMessage, FunctionModel, ToolCall, Toolbox, Usage
+from agent_sdk import Agent, ChatMessage, FunctionModel, Toolbox, ToolCall, Usage
 
 
 def _server() -> Server:
@@ -47,26 +48,26 @@ def instant_model(turns: int, parallel: int) -> FunctionModel:
     return FunctionModel(reply, name="instant", reply_usage=Usage(prompt_tokens=1, completion_tokens=1, requests=1))
 
 
+async def median_call_s(call: Callable[[str, dict[str, Any]], Awaitable[Any]], calls: int) -> float:
+    """Median seconds of one `call("echo", ...)` round trip."""
+    samples = []
+    for k in range(calls):
+        started = time.perf_counter()
+        await call("echo", {"k": k})
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
 async def raw_mcp_call_s(server: Server, calls: int) -> float:
     """Median seconds of one `Client.call_tool` round trip."""
     async with Client(server, mode="legacy") as client:
-        samples = []
-        for k in range(calls):
-            started = time.perf_counter()
-            await client.call_tool("echo", {"k": k})
-            samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        return await median_call_s(client.call_tool, calls)
 
 
 async def toolbox_call_s(server: Server, calls: int) -> float:
     """Median seconds of one `Toolbox.call_tool`."""
     async with Toolbox(server) as box:
-        samples = []
-        for k in range(calls):
-            started = time.perf_counter()
-            await box.call_tool("echo", {"k": k})
-            samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        return await median_call_s(box.call_tool, calls)
 
 
 async def loop_overhead_s(server: Server, turns: int, episodes: int, parallel: int) -> tuple[float, float]:

@@ -10,6 +10,12 @@ ask whether its task means something, each with a stable code:
   (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, or only the slot its question
   names: "City Name" for "What is the city ...?") instead of stating a value;
 - `repeated_answer`: two sub-questions about different facts have the same answer;
+- `answer_adds_value` (decomposition only): the final answer states a number (a count, price,
+  date, time, code) that neither a sub-answer nor the main question holds: it was made up, not
+  found ("The average time is 2 hours" when no sub-question asks for a time);
+- `answer_given` (decomposition only): a sub-question with no dependency asks for a value the main
+  question already states ("What is the code of the compound?" -> "ABC123" for "... a compound
+  with code 'ABC123'?"): no tool is needed to find what the user said;
 - `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
   (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9;
 - `answer_known` (decomposition only: it needs the knowledge row): a sub-question asks for a
@@ -46,7 +52,9 @@ __all__ = [
     "tool_text",
 ]
 
-MEANING_CODES = ("main_not_question", "answer_not_composed", "answer_not_value", "repeated_answer", "duplicate_tool")
+MEANING_CODES = (
+    "main_not_question", "answer_not_composed", "answer_not_value", "repeated_answer", "answer_adds_value", "answer_given", "duplicate_tool",
+)  # fmt: skip
 """Every code a meaning check can report."""
 
 DUPLICATE_COSINE = 0.9
@@ -72,6 +80,7 @@ _SLOT_NOUNS = frozenset({"name", "code", "number", "value", "id", "date", "time"
 """Words that name a slot rather than fill it: an answer of these and its question's words is a placeholder."""
 _KNOWN_MIN_CHARS = 4
 """Shorter known values ("2", "Visa") occur in a row's text by chance too often to reject on."""
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 
 SubRow = tuple[str, str, str, Sequence[str]]
 """A sub-question as the rules read it: (id, question, answer, depends_on)."""
@@ -141,6 +150,27 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     return findings
 
 
+def _trace_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]) -> list[MeaningFinding]:
+    """The rules only a decomposition is held to: before tools exist, its final answer can hold only
+    what its sub-questions found (an authored environment's answer may quote more of a tool's output),
+    and a lookup with no dependency cannot look up what the user said (a comparison of two looked-up
+    values may name an option the question gives)."""
+    findings: list[MeaningFinding] = []
+    found = _numbers(main_question, *(answer for _, _, answer, _ in subs))
+    if added := [n for n in _numbers(final_answer) if n not in found]:
+        findings.append(MeaningFinding(code="answer_adds_value", message=f"the final answer states {added}, which no sub-answer holds"))
+    for sid, _, answer, deps in subs:
+        if not deps and len(normalize_answer(answer)) >= _KNOWN_MIN_CHARS and answer_in_output(answer, main_question):
+            findings.append(MeaningFinding(code="answer_given", message=f"{sid}'s answer {answer!r} is stated by the main question itself"))
+    return findings
+
+
+def _numbers(*texts: str) -> list[str]:
+    """The numbers of `texts` as tokens, once each in order of appearance ("2025-09-10", "5.99",
+    "1,500" -> "1500"): "2" is not found in "2022"."""
+    return list(dict.fromkeys(n.replace(",", "") for text in texts for n in _NUMBER.findall(text)))
+
+
 def known_to_user(knowledge_corpus: str | None) -> str:
     """What a knowledge row says the user already knows (its "Known Information" part), or ''."""
     match = _KNOWN.search(knowledge_corpus or "")
@@ -171,12 +201,14 @@ _FEEDBACK = {
     "answer_not_value": "each answer, and the final answer, is only the value (a number with its unit, a time, a date, a name or a code), not a sentence and not a placeholder",
     "answer_not_composed": "final_answer must state the values found",
     "repeated_answer": "different facts have different values",
+    "answer_adds_value": "final_answer states only the values the sub-questions found (and those the main question gives)",
+    "answer_given": "a sub-question asks only for what a tool must look up; a value the main question states goes into the text of the sub-questions that need it",
 }
 
 
 def composition_problem(main_question: str, final_answer: str, subs: Sequence[SubRow]) -> tuple[str, str] | None:
     """`(code, feedback)` of the first meaning rule a decomposition breaks, None when it keeps them all."""
-    findings = _rule_findings(main_question, final_answer, subs)
+    findings = _rule_findings(main_question, final_answer, subs) + _trace_findings(main_question, final_answer, subs)
     if not findings:
         return None
     first = findings[0]

@@ -147,3 +147,26 @@ def test_an_answer_that_only_names_its_slot_is_a_placeholder():
     assert problem("What is the city where John Doe's pharmacy is?", "City Name") == "answer_not_value"
     assert problem("What is the order number?", "Order number 5") is None, "a number is a value"
     assert problem("Which city, Denver or Austin?", "Denver") is None, "a choice named in the question is a value"
+
+
+def test_a_final_answer_that_states_values_no_sub_question_found_is_made_up():
+    # the teacher's trace: asked for bags and bikes, it looked up a train number, an id and a date
+    subs = [("q1", "What is the train number?", "1234567890", []), ("q2", "What is the reservation ID?", "us1001", []),
+            ("q3", "What is the date of my reservation?", "Sep 10, 2025", [])]  # fmt: skip
+    made_up = composition_problem("How many bags and bikes are on my reservation?",
+                                  "You have 2 bags and 1 bike. Train 1234567890, reservation us1001, Sep 10, 2025.", subs)  # fmt: skip
+    assert made_up is not None and made_up[0] == "answer_adds_value" and "['2', '1']" in made_up[1]
+    assert composition_problem("What is the price of order 88412?", "Order 88412 costs $1,500.", [("q1", "What is the price of order 88412?", "$1500", [])]) is None, (
+        "a number the question gives, and one written with a thousands separator, are found"
+    )
+
+
+def test_a_lookup_of_what_the_main_question_states_is_not_a_hop_but_a_comparison_may_name_it():
+    main = "What is the average cost of the compound with code 'ABC123'?"
+    given = composition_problem(main, "Compound ABC123 costs $5.67 per unit.",
+                                [("q1", "What is the code of the compound?", "ABC123", []), ("q2", "What is the average cost of ABC123?", "$5.67 per unit", ["q1"])])  # fmt: skip
+    assert given is not None and given[0] == "answer_given"
+    compared = composition_problem("Which city had cleaner air, Tbilisi or Yerevan?", "Tbilisi (AQI 87 vs AQI 142).",
+                                   [("a", "What was Tbilisi's AQI?", "AQI 87", []), ("b", "What was Yerevan's AQI?", "AQI 142", []),
+                                    ("c", "Which of the two had the lower AQI?", "Tbilisi", ["a", "b"])])  # fmt: skip
+    assert compared is None, "a comparison of two looked-up values names an option the user gave"

@@ -75,6 +75,11 @@ class EmulatorConfig(BaseModel):
     history_limit: int = Field(default=12, ge=0, description="Earlier calls of the session shown to the model.")
     max_output_chars: int = Field(default=4000, ge=200, description="Longer model outputs are cut (and then usually invalid).")
 
+    @property
+    def answer_limit_s(self) -> float:
+        """The longest one emulated call can take before the emulator answers it with an error itself."""
+        return self.attempts * self.llm_timeout_s
+
 
 class EmulatorStats(BaseModel):
     """Counters over the emulator's lifetime, for logging and tests."""

@@ -34,7 +34,7 @@ class RolloutConfig(BaseModel):
     """How rollouts run."""
 
     max_turns: int = Field(default=8, ge=1, description="Model requests per episode.")
-    tool_timeout_s: float = Field(default=30.0, gt=0)
+    tool_timeout_s: float = Field(default=30.0, gt=0, description="Client-side limit of one call to an env or live server.")
     temperature: float = 0.7
     max_tokens: int = Field(default=768, ge=16, description="Agent reply budget per turn.")
     emulator_max_tokens: int = Field(default=600, ge=16, description="Emulated tool response budget.")
@@ -124,6 +124,19 @@ class RolloutServers:
         return self._targets[server_id]
 
 
+def call_limit_s(backend: str, config: RolloutConfig) -> float:
+    """How long the agent waits for one tool call on `backend`.
+
+    An emulated call is a model request, which on a small CPU teacher under load takes longer
+    than a real tool: cutting it at `tool_timeout_s` made 8 of 19 calls of a teacher run fail as
+    timeouts nobody injected. The emulator bounds its own requests and answers an error when
+    they run out, so the client waits that long (plus the margin of a real call).
+    """
+    if backend == "emulator":
+        return config.emulator.answer_limit_s + config.tool_timeout_s
+    return config.tool_timeout_s
+
+
 async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig) -> TrajectoryRecord:
     """Play `task` once with a fresh MCP session.
 
@@ -132,7 +145,7 @@ async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: 
     """
     target, backend = servers.target(task.server_id)
     settings = SamplingSettings(temperature=config.temperature, max_tokens=config.max_tokens)
-    async with Toolbox(target, timeout_s=config.tool_timeout_s) as toolbox:
+    async with Toolbox(target, timeout_s=call_limit_s(backend, config)) as toolbox:
         agent = Agent(model, toolbox, system_prompt=config.system_prompt, max_turns=config.max_turns, settings=settings)
         trajectory = await agent.run(task.question, metadata={"task_id": task.id, "server_id": task.server_id})
     errors = [r.call.id for r in trajectory.tool_calls if not r.result.ok]

@@ -1,0 +1,56 @@
+"""Rollouts against the emulator wait for its model, not for a real tool's time limit."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+
+from agent_sdk import ChatMessage, FunctionModel, ModelResponse, ToolCall, Usage
+from mcp_servers import EmulatorConfig
+from synth.sft._docs import ServerDoc, ServerSource, ToolDoc
+from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, rollout
+from synth.sft._tasks import SynthTask
+
+SERVER = ServerDoc(
+    id="srv-slowdesk",
+    name="slow_desk",
+    description="A travel desk documented only by its tool list.",
+    tools=[
+        ToolDoc(
+            name="search_flights",
+            description="Find flights between two cities.",
+            parameters={"type": "object", "properties": {"origin": {"type": "string"}}, "required": ["origin"]},
+        )
+    ],
+    source=ServerSource(kind="openai_schemas", ref="docs.json:1"),
+)
+TASK = SynthTask(id="task-slow", server_id=SERVER.id, kind="server", question="Which flights leave Paris?", target_tools=["search_flights"])
+
+
+def _agent_reply(messages: list[ChatMessage], tools: object, settings: object) -> ModelResponse:
+    if any(m.role == "tool" for m in messages):
+        return ModelResponse(message=ChatMessage(role="assistant", content="FL-7"), usage=Usage(requests=1))
+    call = ToolCall(id="call_1", name="search_flights", arguments={"origin": "Paris"})
+    return ModelResponse(message=ChatMessage(role="assistant", content="", tool_calls=[call]), usage=Usage(requests=1))
+
+
+async def _slow_backend(messages: list[ChatMessage], tools: object, settings: object) -> str:
+    await anyio.sleep(0.5)  # a loaded CPU teacher: slower than the client's real-tool limit below
+    return json.dumps({"flights": [{"id": "FL-7", "origin": "Paris"}]})
+
+
+def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -> None:
+    config = RolloutConfig(tool_timeout_s=0.2, emulator=EmulatorConfig(failure_rate=0.0, llm_timeout_s=5.0, attempts=2))
+    assert call_limit_s("emulator", config) == 10.2
+    assert call_limit_s("env", config) == call_limit_s("live", config) == 0.2
+
+    async def play() -> object:
+        async with RolloutServers([SERVER], FunctionModel(_slow_backend), config) as servers:
+            return await rollout(FunctionModel(_agent_reply), servers, TASK, config)
+
+    record = anyio.run(play)
+    assert record.backend == "emulator"
+    (result,) = [r.result for r in record.trajectory.tool_calls]
+    assert result.ok, result.error
+    assert "FL-7" in result.text

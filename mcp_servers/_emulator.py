@@ -110,7 +110,6 @@ class _Exchange(BaseModel):
     tool: str
     arguments: dict[str, Any]
     output: str
-    failed: bool
 
 
 class _SessionState:
@@ -229,13 +228,11 @@ class ToolEmulator:
         if kind is not None:
             self._injected[kind] += 1
             self.stats.injected = dict(self._injected)
-            result = _injected_failure(kind, self._name, tool.name, random.Random(self._digest(index, tool.name, arguments, "body")))
-            state.history.append(_Exchange(tool=tool.name, arguments=arguments, output=_text(result), failed=True))
-            return result
+            # Not kept in the history the model sees: the failure happened on the way, the backend
+            # never saw the call. Shown, the teacher answered every later call "unreachable" too.
+            return _injected_failure(kind, self._name, tool.name, random.Random(self._digest(index, tool.name, arguments, "body")))
         result = await self._answer(tool, arguments, state)
-        state.history.append(
-            _Exchange(tool=tool.name, arguments=arguments, output=_text(result), failed=bool(result.is_error))
-        )
+        state.history.append(_Exchange(tool=tool.name, arguments=arguments, output=_text(result)))
         return result
 
     def _digest(self, index: int, tool: str, arguments: dict[str, Any], salt: str) -> int:

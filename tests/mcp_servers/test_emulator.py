@@ -79,6 +79,25 @@ async def test_history_is_per_session() -> None:
     assert 'create_order({"product":"tea"}) -> {"order_id": "ORD-1"' in second_prompt
 
 
+@pytest.mark.anyio
+async def test_injected_failures_stay_out_of_the_history_the_model_sees() -> None:
+    create, lookup = {"product": "tea"}, {"order_id": "ORD-1"}
+    seed = next(
+        s for s in range(1000)
+        if _emulator(None, seed=s).draw_failure(0, "create_order", create) and not _emulator(None, seed=s).draw_failure(1, "get_order", lookup)
+    )  # fmt: skip
+    model = FunctionModel(_orders)
+    emulator = _emulator(model, failure_rate=0.2, seed=seed)
+    with anyio.fail_after(30):
+        async with Client(emulator.server, mode="legacy") as client:
+            failed = await client.call_tool("create_order", create)
+            answered = await client.call_tool("get_order", lookup)
+    assert injected_failure_kind(failed) is not None and injected_failure_kind(answered) is None
+    (request,) = model.requests
+    assert "Earlier calls in this session" not in request.messages[-1].content
+    assert answered.structured_content["seen_before"] == 0, "the backend never saw the failed call"
+
+
 async def _failures(seed: int, calls: int, sessions: int) -> list[str | None]:
     emulator = _emulator(FunctionModel(_orders), failure_rate=0.2, seed=seed)
     kinds: list[str | None] = []

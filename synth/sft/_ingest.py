@@ -253,14 +253,25 @@ async def ingest_mcp(target: str, *, min_tools: int = 3, timeout_s: float = 60.0
 async def ingest(specs: list[str], *, min_tools: int = 3, group_envs: bool = True) -> IngestResult:
     """Ingest every source in `specs` (URLs, `stdio:` commands, directories, JSON/JSONL files).
 
-    Environment directories from all specs are ingested together (see `ingest_envs`).
+    Environment directories from all specs are ingested together (see `ingest_envs`); a
+    directory with no environment below it is read as a folder of tool-doc files (its `*.json`
+    and `*.jsonl`), and one with neither is dropped, named.
     """
     result = IngestResult()
-    env_roots: list[str | Path] = [s for s in specs if not s.startswith(("http://", "https://", "stdio:")) and Path(s).is_dir()]
+    dirs = [s for s in specs if not s.startswith(("http://", "https://", "stdio:")) and Path(s).is_dir()]
+    env_roots: list[str | Path] = [d for d in dirs if find_envs(d)]
     if env_roots:
         result.extend(ingest_envs(env_roots, min_tools=min_tools, group=group_envs))
     for spec in specs:
         if spec in env_roots:
+            continue
+        if spec in dirs:
+            files = sorted(p for p in Path(spec).iterdir() if p.is_file() and p.suffix in (".json", ".jsonl"))
+            if not files:
+                detail = "a directory with no */env.json below it and no .json/.jsonl tool docs in it"
+                result.dropped.append(DroppedServer(ref=spec, reason="malformed_input", detail=detail))
+            for file in files:
+                result.extend(ingest_file(file, min_tools=min_tools))
             continue
         if spec.startswith(("http://", "https://", "stdio:")):
             part = await ingest_mcp(spec, min_tools=min_tools)

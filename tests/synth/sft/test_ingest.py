@@ -77,6 +77,16 @@ def test_environments_grouped_by_domain() -> None:
 
 
 @pytest.mark.anyio
+async def test_a_folder_of_tool_docs_is_read_file_by_file_and_an_empty_one_is_named(tmp_path: Path) -> None:
+    result = await ingest([str(EXAMPLES / "tool_docs")])
+    assert {s.name for s in result.servers} == {"travel_desk", "city_library"}, "no env.json below it: its .json/.jsonl files are the docs"
+    empty = tmp_path / "nothing_here"
+    empty.mkdir()
+    (drop,) = (await ingest([str(empty)])).dropped
+    assert drop.reason == "malformed_input" and drop.ref == str(empty) and "no .json/.jsonl tool docs" in drop.detail
+
+
+@pytest.mark.anyio
 async def test_live_server_over_stdio() -> None:
     with anyio.fail_after(120):
         result = await ingest_mcp(f"stdio:{sys.executable} -m astra_cli env serve {FLIGHT_GATE}", min_tools=2)

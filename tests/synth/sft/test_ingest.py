@@ -79,7 +79,9 @@ def test_environments_grouped_by_domain() -> None:
 @pytest.mark.anyio
 async def test_a_folder_of_tool_docs_is_read_file_by_file_and_an_empty_one_is_named(tmp_path: Path) -> None:
     result = await ingest([str(EXAMPLES / "tool_docs")])
-    assert {s.name for s in result.servers} == {"travel_desk", "city_library"}, "no env.json below it: its .json/.jsonl files are the docs"
+    names = {"travel_desk", "city_library", "bank_desk", "pharmacy_counter", "rail_tickets", "table_booking", "tianqi_service"}
+    assert {s.name for s in result.servers} == names, "no env.json below it: its .json/.jsonl files are the docs"
+    assert {s.language for s in result.servers if s.name == "tianqi_service"} == {"zh"}
     empty = tmp_path / "nothing_here"
     empty.mkdir()
     (drop,) = (await ingest([str(empty)])).dropped

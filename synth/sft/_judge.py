@@ -19,7 +19,12 @@ about itself (`_grounding`: repeated calls, values in the answer that no tool re
 ignored) is put in the prompt and applied to the verdict: a repeated call zeroes that step's
 planning and conciseness, an ungrounded value zeroes final_answer, an ignored error zeroes that
 step's response understanding and caps final_answer at "partly". Per-step dimensions are averaged
-over steps; the score is the mean of the seven. Fail closed: when the judge errors, writes no
+over steps; the score is the mean of the seven, halved when the conversation proves the answer
+wrong (a value no tool returned, an error ignored): on twins that differ in one sentence the
+judge's other six verdicts drift as far as the one that saw the flaw (5 of 8 such calibration
+pairs misranked with final_answer zeroed alone), and such a trajectory is not training data
+whatever they say. On the calibration set these two findings fire on 8 of 8 planted twins and on
+none of the 20 good ones. Fail closed: when the judge errors, writes no
 JSON, or leaves a dimension missing or not a verdict word (a per-step list of the wrong length
 counts as missing), the trajectory is unjudged and excluded, and every missing dimension is
 counted for `stats.json`.
@@ -54,6 +59,8 @@ DIMENSIONS = (
 _SCALAR = ("query_understanding", "query_planning", "conciseness", "final_answer")
 _PER_STEP = ("tool_response_understanding", "tool_call_planning")
 _NOTES = ("asked", "results", "answer")
+_PROVEN_FLAW_FACTOR = 0.5
+"""A trajectory whose answer the conversation proves wrong keeps half its score: below any useful bar."""
 
 
 class _JudgeReply(BaseModel):
@@ -75,7 +82,7 @@ class JudgeVerdict(BaseModel):
     judged: bool = Field(description="False when any dimension is missing: the trajectory is excluded.")
     dimensions: dict[str, float] = Field(default_factory=dict, description="Dimension -> score in [0, 1] (valid ones).")
     missing: list[str] = Field(default_factory=list, description="Dimensions the judge failed to provide.")
-    score: float | None = Field(default=None, description="Mean of the seven dimensions; None when unjudged.")
+    score: float | None = Field(default=None, description="Mean of the seven dimensions, halved for a proven flaw; None when unjudged.")
     reason: str = ""
     findings: list[str] = Field(default_factory=list, description="What the conversation shows about itself (`_grounding`), applied to the scores.")
     failure: str | None = Field(default=None, description="Why the judge failed (reason code: detail).")
@@ -243,4 +250,6 @@ async def judge_trajectory(
         return JudgeVerdict(
             judged=False, dimensions=dims, missing=missing or [], reason=reason, findings=shown, failure=failure, failure_code=code
         )  # fmt: skip
-    return JudgeVerdict(judged=True, dimensions=dims, score=sum(dims.values()) / len(DIMENSIONS), reason=reason, findings=shown)
+    proven = bool(found.ungrounded_values or found.ignored_errors)
+    score = sum(dims.values()) / len(DIMENSIONS) * (_PROVEN_FLAW_FACTOR if proven else 1.0)
+    return JudgeVerdict(judged=True, dimensions=dims, score=score, reason=reason, findings=shown)

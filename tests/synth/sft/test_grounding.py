@@ -56,5 +56,6 @@ async def test_findings_are_shown_and_applied():
     model = FunctionModel.from_replies(json.dumps(praise))
     verdict = await judge_trajectory(model, bad["messages"])
     assert verdict.judged and verdict.dimensions["final_answer"] == 0.0, "a value no tool returned fails the answer, whatever the judge says"
+    assert verdict.score == pytest.approx(6 / 7 * 0.5), "a proven flaw halves the score: the other verdicts cannot lift it over the bar"
     assert "no tool result or user message contains" in model.requests[0].messages[-1].content
     assert verdict.findings

@@ -118,3 +118,14 @@ def test_the_judge_schema_asks_exactly_one_verdict_per_step() -> None:
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
     assert judge_schema(3)["properties"]["tool_response_understanding"]["minItems"] == 3
+
+
+@pytest.mark.anyio
+async def test_an_error_the_answer_hides_halves_the_score() -> None:
+    hidden = [*MESSAGES[:-1], {"role": "assistant", "content": "Done: FL-1 at $120 is yours."}]
+    honest = await judge_trajectory(FunctionModel.from_replies(json.dumps(GOOD)), MESSAGES, error_call_ids={"c2"})
+    hiding = await judge_trajectory(FunctionModel.from_replies(json.dumps(GOOD)), hidden, error_call_ids={"c2"})
+    assert hiding.findings == ["step 2 returned an error that the assistant neither recovered from nor told the user about"]
+    dims = hiding.dimensions
+    assert dims["final_answer"] == 0.4 and dims["tool_response_understanding"] == pytest.approx(0.5), "capped at partly; the step zeroed"
+    assert hiding.score == pytest.approx(sum(dims.values()) / 7 * 0.5) and hiding.score < honest.score / 2

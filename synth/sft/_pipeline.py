@@ -43,6 +43,7 @@ from synth.sft._tasks import (
     chain_tasks,
     load_personas,
     pick_persona,
+    request_problem,
     score_task,
     server_tasks,
 )
@@ -322,6 +323,10 @@ class SftPipeline:
         todo = [SynthTask.model_validate(r) for r in self._records("tasks") if not stage.done(r["id"])]
 
         async def one(task: SynthTask) -> None:
+            found = request_problem(task.question, [t.name for t in servers[task.server_id].tools])
+            if found is not None:  # tasks written before the generators checked this, or by another producer
+                stage.reject(task.id, found[0], found[1])
+                return
             result = await score_task(self._meter("score", self.judge_model), servers[task.server_id], task, max_tokens=self.config.budgets.score)
             if result.value is None:
                 code = result.reason_code

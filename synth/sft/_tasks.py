@@ -89,6 +89,39 @@ def language_problem(text: str, language: str) -> str | None:
     return None if found == want else f"the question is in {found!r} but must be in {want!r}"
 
 
+_PLACEHOLDER = re.compile(r"\{[^{}]{0,40}\}|<[^<>]{1,40}>|\[(?:[A-Za-z_ ]{1,30}|[\u3400-\u9fff]{1,10})\]")
+_ABOUT_THE_USER = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:the |a )?(?:user|customer)s?\b|^\s*(?:\d+[.)]\s*)?(?:用户|客户)", re.IGNORECASE)
+_ABOUT_THE_REQUEST = re.compile(r"\b(?:original|this|the|rewritten) request\b|\badded constraints\b|\brewritten\b|原始请求|改写", re.IGNORECASE)
+
+
+def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(reason code, message) when `text` is not a request a user would send, else None.
+
+    The teacher's tasks that scored 5 of 5 included a template left unfilled ("{0}市今天上午的天气"),
+    a description of a task ("The user needs to search for flights, get seat availability, and
+    book the seat"), the augmenter talking about its own rewrite ("Why is this request being
+    interpreted as requiring more careful tool use? Here are the added constraints") and a request
+    that names the tool to call ("please use the check_stock command"): no score sees them, so
+    they are read off the text.
+    """
+    if m := _PLACEHOLDER.search(text):
+        return "placeholder", f"the request holds the placeholder {m.group(0)!r}: write the actual value"
+    if _ABOUT_THE_USER.search(text):
+        return "not_a_request", "the request describes the user in the third person: write what the user says, in the first person"
+    if m := _ABOUT_THE_REQUEST.search(text):
+        return "about_the_request", f"the request talks about itself ({m.group(0)!r}): write only what the user says"
+    named = [n for n in tool_names if "_" in n and re.search(rf"\b{re.escape(n)}\b", text)]
+    if named:
+        return "names_a_tool", f"the request names the tool {named[0]!r}: a user says what they want, not which tool to call"
+    return None
+
+
+def _question_problem(text: str, language: str, tool_names: Sequence[str]) -> str | None:
+    """The feedback for a generated question: its language, then `request_problem`."""
+    found = request_problem(text, tool_names)
+    return language_problem(text, language) or (found[1] if found else None)
+
+
 def load_personas(path: str | Path) -> list[str]:
     """Personas from a JSONL file of `{"persona": "..."}` lines.
 
@@ -258,14 +291,16 @@ async def chain_tasks(
         format=example.format_section(model, "replace every <...>"),
     )
 
+    names = [t.name for t in server.tools]
+
     def check(value: _Questions) -> str | None:
-        problems = [language_problem(q, server.language) for q in value.questions]
+        problems = [_question_problem(q, server.language, names) for q in value.questions]
         return None if any(p is None for p in problems) else problems[0]
 
     guard = ReplyCheck(example, check=check)
     result = await guard.ask(model, prompt, _Questions, settings=_settings(max_tokens), schema=questions_schema(n))
     tasks = []
-    good = [q for q in (result.value.questions if result.value else []) if q.strip() and language_problem(q, server.language) is None]
+    good = [q for q in (result.value.questions if result.value else []) if q.strip() and _question_problem(q, server.language, names) is None]
     for q in good[:n]:
         tasks.append(
             SynthTask(
@@ -303,7 +338,7 @@ async def server_tasks(
             return f"unknown tool names {unknown}; use only {sorted(names)}"
         if len(set(t.tools)) < k:
             return f"each task must need at least {k} different tools; {t.tools} has {len(set(t.tools))}"
-        return language_problem(t.question, server.language)
+        return _question_problem(t.question, server.language, sorted(names))
 
     def check(value: _ServerTasks) -> str | None:
         # Usable when at least one task passes; the others are dropped below, never kept.
@@ -338,7 +373,7 @@ async def augment(
         f"Write in {_LANG.get(base.language, base.language)}."
         + REWRITE_EXAMPLE.format_section(model, "replace <...>")
     )
-    guard = ReplyCheck(REWRITE_EXAMPLE, check=lambda v: language_problem(v.question, base.language))
+    guard = ReplyCheck(REWRITE_EXAMPLE, check=lambda v: _question_problem(v.question, base.language, base.target_tools))
     result = await guard.ask(model, prompt, _Rewrite, settings=_settings(max_tokens), schema=REWRITE_SCHEMA)
     if result.value is None:
         return None, result

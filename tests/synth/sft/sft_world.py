@@ -64,7 +64,7 @@ def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
         return json.dumps({"tasks": [{"question": "Compare the options for Paris tomorrow and book the best one for me.", "tools": names[:2]}]})
     if first.startswith("Original request:"):
         original = first.split("\n", 1)[0].removeprefix("Original request: ")
-        return json.dumps({"question": f"{original} (rewritten: I also need it before noon)"})
+        return json.dumps({"question": f"{original} I also need it before noon."})
     if "A user sends this request" in first:
         first = re.search(r"^- (\w+)\(", first, re.MULTILINE).group(1)
         return json.dumps({"reason": "clear", "first_tool": first, "needs_tools": "yes", "clear": "mostly", "realistic": "mostly"})

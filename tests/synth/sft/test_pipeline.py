@@ -169,6 +169,20 @@ def _rejudge(source: Path, out: Path, reply: Any) -> tuple[dict[str, Any], Any]:
     return anyio.run(pipeline.run, None, ["judge", "export"]), judge
 
 
+def test_a_stored_task_no_user_would_send_is_rejected_at_scoring_without_a_model_call(run_dir: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    source, _ = run_dir
+    out = tmp_path / "templated"
+    shutil.copytree(source, out, ignore=shutil.ignore_patterns("scored.jsonl", "rollouts.jsonl", "judged.jsonl", "judge_verdicts.jsonl", "exported.jsonl", "rejected.jsonl", "cache"))
+    tasks = _lines(out / "tasks.jsonl")
+    planted = {**tasks[0], "id": "task-planted", "question": "The user needs to book a flight from {origin} on {date}."}
+    (out / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in [*tasks, planted]))
+    scorer = world_model("scorer")
+    anyio.run(SftPipeline(out, world_model(), config=small_config(), judge_model=scorer, show_progress=False).run, None, ["score"])
+    (rejected,) = [r for r in _lines(out / "rejected.jsonl") if r["stage"] == "scored"]
+    assert rejected["id"] == "task-planted" and rejected["reason"] == "placeholder"
+    assert scorer.requests and not any("{origin}" in r.messages[-1].content for r in scorer.requests), "the planted task never reached the scorer"
+
+
 def test_a_judge_copying_its_example_rejects_with_its_own_code(run_dir: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     from synth.sft._judge import judge_example
 

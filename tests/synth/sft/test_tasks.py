@@ -16,6 +16,7 @@ from synth.sft._tasks import (
     detect_language,
     load_personas,
     pick_persona,
+    request_problem,
     score_task,
     server_tasks,
 )
@@ -34,6 +35,35 @@ async def test_server_tasks_drop_invalid_ones() -> None:
     tasks, result = await server_tasks(FunctionModel.from_replies(json.dumps(reply)), TRAVEL, n=3, k=2)
     assert result.ok and [t.question for t in tasks] == [reply["tasks"][0]["question"]]
     assert tasks[0].kind == "server" and tasks[0].target_tools == ["search_flights", "book_flight"]
+
+
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [
+        ("{0}市今天上午的天气预报和空气质量指数和气象预警，请提供目标城市和时间范围。", "placeholder"),
+        ("Book me the cheapest flight on <date> for Ana Silva.", "placeholder"),
+        ("The user needs to search for flights, get seat availability, and book the seat.", "not_a_request"),
+        ("2. A user wants to find a flight from New York to London on a specific date.", "not_a_request"),
+        ("Why is this request being interpreted as requiring more careful tool use? Here are the added constraints.", "about_the_request"),
+        ("Please use search_flights to find me a SFO-JFK flight on 2025-06-01.", "names_a_tool"),
+        ("Find me a flight SFO to JFK on June 1 and book it for Ana Silva.", None),
+        ("帮我查一下明天从上海到北京的航班，选最便宜的一班帮我订上。", None),
+        ("Can I take a bag [23 kg] on flight UA-12 and what does the seat cost?", None),
+    ],
+)
+def test_what_no_user_would_send_is_named(question: str, code: str | None) -> None:
+    found = request_problem(question, [t.name for t in TRAVEL.tools])
+    assert (found[0] if found else None) == code
+
+
+@pytest.mark.anyio
+async def test_a_generated_template_is_sent_back_and_never_kept() -> None:
+    template = json.dumps({"questions": ["The user needs to search flights from {origin} and book one."]})
+    fixed = json.dumps({"questions": ["Find me a flight from SFO to JFK on 2025-06-01 and book it for Ana Silva."]})
+    model = FunctionModel.from_replies(template, fixed)
+    (task,), result = await chain_tasks(model, TRAVEL, ["search_flights", "book_flight"], [], n=1)
+    assert result.ok and task.question.startswith("Find me a flight")
+    assert "placeholder '{origin}'" in model.requests[1].messages[-1].content, "the retry says what is wrong"
 
 
 @pytest.mark.anyio

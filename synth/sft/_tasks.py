@@ -91,6 +91,12 @@ def language_problem(text: str, language: str) -> str | None:
 
 _PLACEHOLDER = re.compile(r"\{[^{}]{0,40}\}|<[^<>]{1,40}>|\[(?:[A-Za-z_ ]{1,30}|[\u3400-\u9fff]{1,10})\]")
 _ABOUT_THE_USER = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:the |a )?(?:user|customer)s?\b|^\s*(?:\d+[.)]\s*)?(?:用户|客户)", re.IGNORECASE)
+_VALUE_NOUNS = r"(?:date|day|time|flight|train|city|station|branch|passenger|member|account|restaurant|hotel|doctor|order|card|medicine|product|store|location|ID|number)s?"
+_MISSING_DETAIL = re.compile(
+    rf"\b(?:a|an|the|some)\s+(?:specific|certain|given|particular)\s+{_VALUE_NOUNS}\b"
+    r"|\b(?:branch|city|station|store|account|restaurant|hotel|doctor|card|order)\s+[A-Z]\b(?![\w-])|某(?:个|一|天|城市|日)",
+    re.IGNORECASE,
+)
 _ABOUT_THE_REQUEST = re.compile(r"\b(?:original|this|the|rewritten) request\b|\badded constraints\b|\brewritten\b|原始请求|改写", re.IGNORECASE)
 
 
@@ -101,8 +107,9 @@ def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str
     a description of a task ("The user needs to search for flights, get seat availability, and
     book the seat"), the augmenter talking about its own rewrite ("Why is this request being
     interpreted as requiring more careful tool use? Here are the added constraints") and a request
-    that names the tool to call ("please use the check_stock command"): no score sees them, so
-    they are read off the text.
+    that names the tool to call ("please use the check_stock command"), and 77 of 220 left out
+    the value every call needs ("flights from New York to Tokyo on a specific date", "the stock
+    in branch X"): no score sees them, so they are read off the text.
     """
     if m := _PLACEHOLDER.search(text):
         return "placeholder", f"the request holds the placeholder {m.group(0)!r}: write the actual value"
@@ -110,6 +117,8 @@ def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str
         return "not_a_request", "the request describes the user in the third person: write what the user says, in the first person"
     if m := _ABOUT_THE_REQUEST.search(text):
         return "about_the_request", f"the request talks about itself ({m.group(0)!r}): write only what the user says"
+    if m := _MISSING_DETAIL.search(text):
+        return "missing_detail", f"the request leaves a value out ({m.group(0)!r}): a user states their own date, place or name"
     named = [n for n in tool_names if "_" in n and re.search(rf"\b{re.escape(n)}\b", text)]
     if named:
         return "names_a_tool", f"the request names the tool {named[0]!r}: a user says what they want, not which tool to call"

@@ -34,7 +34,7 @@ from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
 from synth.sft._ingest import ingest
 from synth.sft._judge import judge_trajectory
 from synth.sft._report import RunNotes, write_report
-from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, rollout
+from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, final_answer_problem, rollout
 from synth.sft._tasks import (
     Augmentation,
     SynthTask,
@@ -363,6 +363,7 @@ class SftPipeline:
             return
         needed = {t.server_id for t in todo}
         servers = [s for s in self._servers() if s.id in needed]
+        servers_by_id = {s.id: s for s in servers}
         async with RolloutServers(servers, self._meter("emulator", self.model), self.config.rollout) as targets:
 
             async def one(task: SynthTask) -> None:
@@ -381,6 +382,8 @@ class SftPipeline:
                     stage.reject(traj_id, "no_tool_calls", (t.final_answer or "")[:300])
                 elif t.stop_reason != "final_answer":
                     stage.reject(traj_id, "no_final_answer", f"stopped by {t.stop_reason} after {len(t.tool_calls)} calls")
+                elif found := final_answer_problem(t.final_answer, [tool.name for tool in servers_by_id[task.server_id].tools]):
+                    stage.reject(traj_id, *found)
                 else:
                     stage.accept(record)
 

@@ -14,6 +14,8 @@ Full multi-turn trajectories are kept, never split into single steps.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -135,6 +137,25 @@ def call_limit_s(backend: str, config: RolloutConfig) -> float:
     if backend == "emulator":
         return config.emulator.answer_limit_s + config.tool_timeout_s
     return config.tool_timeout_s
+
+
+_CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
+
+
+def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple[str, str] | None:
+    """(reason code, detail) when the last message is no answer to the user, else None.
+
+    The teacher as agent ended 3 of its first 13 rollouts with a tool call written as text the
+    parser could not read (`{{"name": "get_flight_details", ...`, `query_city("北京") <tool_response>`)
+    or with nothing at all; the agent loop stops there as on a final answer.
+    """
+    text = (answer or "").strip()
+    if not text:
+        return "empty_final_answer", "the last assistant message is empty"
+    called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\s*\(", text)]
+    if _CALL_AS_TEXT.search(text) or called:
+        return "unparsed_tool_call", f"the last assistant message is a tool call written as text: {text[:200]!r}"
+    return None
 
 
 async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig) -> TrajectoryRecord:

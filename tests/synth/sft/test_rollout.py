@@ -1,15 +1,16 @@
-"""Rollouts against the emulator wait for its model, not for a real tool's time limit."""
+"""Rollouts: against the emulator they wait for its model, not for a real tool's time limit; a last message that answers nobody is named."""
 
 from __future__ import annotations
 
 import json
 
 import anyio
+import pytest
 
 from agent_sdk import ChatMessage, FunctionModel, ModelResponse, ToolCall, Usage
 from mcp_servers import EmulatorConfig
 from synth.sft._docs import ServerDoc, ServerSource, ToolDoc
-from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, rollout
+from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, rollout
 from synth.sft._tasks import SynthTask
 
 SERVER = ServerDoc(
@@ -54,3 +55,20 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
     (result,) = [r.result for r in record.trajectory.tool_calls]
     assert result.ok, result.error
     assert "FL-7" in result.text
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        ("", "empty_final_answer"),
+        ("   ", "empty_final_answer"),
+        ('{{"name": "get_flight_details", "arguments": {"flight_id": "1234567890"}}', "unparsed_tool_call"),
+        ('query_city("北京")  <tool_response> {"city_id": "101040100"} </tool_response>', "unparsed_tool_call"),
+        ("search_flights(origin='SFO', destination='JFK')", "unparsed_tool_call"),
+        ("FL-1 leaves SFO at 09:05 and costs $120; I booked seat 14C for you.", None),
+        ("I could not book it: book_flight failed twice with a 503.", None),
+    ],
+)
+def test_a_last_message_that_answers_nobody_is_named(answer: str, code: str | None) -> None:
+    found = final_answer_problem(answer, ["search_flights", "book_flight", "get_flight_details"])
+    assert (found[0] if found else None) == code

@@ -139,6 +139,7 @@ def call_limit_s(backend: str, config: RolloutConfig) -> float:
     return config.tool_timeout_s
 
 
+_MARKUP = re.compile(r"```\w*|<[^<>]{0,40}>")
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
 
 
@@ -147,11 +148,12 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple
 
     The teacher as agent ended 3 of its first 13 rollouts with a tool call written as text the
     parser could not read (`{{"name": "get_flight_details", ...`, `query_city("北京") <tool_response>`)
-    or with nothing at all; the agent loop stops there as on a final answer.
+    or with nothing in words (empty, `<json>`, a bare code fence); the agent loop stops there
+    as on a final answer, and the judge passed two such with 0.86 and 0.79.
     """
     text = (answer or "").strip()
-    if not text:
-        return "empty_final_answer", "the last assistant message is empty"
+    if len(re.findall(r"[^\W\d_]", _MARKUP.sub("", text))) < 2:  # nothing, or only "<json>", "```"
+        return "empty_final_answer", f"the last assistant message says nothing: {text[:80]!r}"
     called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\s*\(", text)]
     if _CALL_AS_TEXT.search(text) or called:
         return "unparsed_tool_call", f"the last assistant message is a tool call written as text: {text[:200]!r}"

@@ -62,6 +62,9 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
     [
         ("", "empty_final_answer"),
         ("   ", "empty_final_answer"),
+        ("<json> ", "empty_final_answer"),
+        ("``` ", "empty_final_answer"),
+        ("好的", None),
         ('{{"name": "get_flight_details", "arguments": {"flight_id": "1234567890"}}', "unparsed_tool_call"),
         ('query_city("北京")  <tool_response> {"city_id": "101040100"} </tool_response>', "unparsed_tool_call"),
         ("search_flights(origin='SFO', destination='JFK')", "unparsed_tool_call"),

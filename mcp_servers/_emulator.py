@@ -304,11 +304,18 @@ class ToolEmulator:
             return None, f"expected a JSON object or list, got {type(value).__name__}"
         if isinstance(value, dict) and set(value) == {"error"}:
             return value, None
+        if placeholder := _PLACEHOLDER_VALUE.search(body):
+            return None, f"{placeholder.group(0)} is a placeholder: write a concrete, plausible value"
         if tool.output_schema is not None and isinstance(value, dict):
             problem = jsonschema.exceptions.best_match(validator_for(tool.output_schema)(tool.output_schema).iter_errors(value))
             if problem is not None:
                 return None, f"does not match the output schema: {problem.message}"
         return value, None
+
+
+_PLACEHOLDER_VALUE = re.compile(r'"(?:some_\w+_here|<[^<>"]{1,40}>|YYYY-MM-DD(?:[ T]HH:MM(?::SS)?)?|[A-Z][a-z]+ID\d*|\.\.\.)"')
+"""A JSON string that stands for a value instead of being one ("some_seat_here", "<id>", "YYYY-MM-DD",
+"ReservationID123"): the teacher answered 'book_flight' with `{"booking_id": "some_booking_id_here"}`."""
 
 
 def _text(result: types.CallToolResult) -> str:

@@ -157,3 +157,14 @@ async def test_bad_model_output_fails_closed_and_server_survives() -> None:
     assert emulator.stats.last_model_failure == "model request failed: RuntimeError: still down"
     assert fine.structured_content == {"order_id": "ORD-9"}
     assert emulator.stats.model_failures == 2
+
+
+@pytest.mark.anyio
+async def test_a_placeholder_answer_is_sent_back_for_a_concrete_value() -> None:
+    model = FunctionModel.from_replies(json.dumps({"order_id": "some_order_id_here", "total": 9.5}), json.dumps({"order_id": "ORD-7", "total": 9.5}))
+    emulator = _emulator(model, failure_rate=0.0)
+    with anyio.fail_after(30):
+        async with Client(emulator.server, mode="legacy") as client:
+            result = await client.call_tool("create_order", {"product": "tea"})
+    assert result.structured_content == {"order_id": "ORD-7", "total": 9.5}
+    assert '"some_order_id_here" is a placeholder' in model.requests[1].messages[-1].content

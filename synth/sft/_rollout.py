@@ -140,6 +140,11 @@ def call_limit_s(backend: str, config: RolloutConfig) -> float:
 
 
 _MARKUP = re.compile(r"```\w*|<[^<>]{0,40}>")
+_INSTRUCTS = re.compile(
+    r"\b(?:you|we) (?:can|could|should|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b(?:function|tool|command|endpoint)s?\b"
+    r"|\bthe following (?:JSON|arguments|parameters)\b|```json",
+    re.IGNORECASE,
+)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
 
 
@@ -149,7 +154,9 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple
     The teacher as agent ended 3 of its first 13 rollouts with a tool call written as text the
     parser could not read (`{{"name": "get_flight_details", ...`, `query_city("北京") <tool_response>`)
     or with nothing in words (empty, `<json>`, a bare code fence); the agent loop stops there
-    as on a final answer, and the judge passed two such with 0.86 and 0.79.
+    as on a final answer, and the judge passed two such with 0.86 and 0.79. An answer that
+    tells the user which function to call, with what JSON, answers nothing either: the judge
+    scored one 1.00 on a real environment.
     """
     text = (answer or "").strip()
     if len(re.findall(r"[^\W\d_]", _MARKUP.sub("", text))) < 2:  # nothing, or only "<json>", "```"
@@ -157,6 +164,8 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple
     called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\s*\(", text)]
     if _CALL_AS_TEXT.search(text) or called:
         return "unparsed_tool_call", f"the last assistant message is a tool call written as text: {text[:200]!r}"
+    if m := _INSTRUCTS.search(text):
+        return "instructs_tool_use", f"the last assistant message tells the user how to call a tool instead of answering: {m.group(0)!r}"
     return None
 
 

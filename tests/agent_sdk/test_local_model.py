@@ -98,6 +98,29 @@ def test_a_corrupt_chunk_is_refused_and_the_partial_file_removed(tmp_path, monke
     assert not (tmp_path / "bad.gguf").exists()
 
 
+def test_a_gguf_given_by_path_that_is_not_the_model_is_refused_naming_it(tmp_path):
+    from agent_sdk import ModelError
+
+    stray = tmp_path / "other.gguf"
+    stray.write_bytes(b"GGUF" + bytes(64))
+    with pytest.raises(ModelError, match=r"other\.gguf is corrupt \(size 68 bytes"):
+        embedded_model_dir(tmp_path / "cache", gguf=stray)
+    assert not (tmp_path / "cache" / "models" / "qwen2.5-coder-0.5b-instruct").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_an_assembled_gguf_builds_the_cache_without_the_chunk_packages(tmp_path, monkeypatch):
+    from agent_sdk import _embedded
+
+    gguf = assemble_embedded_gguf(tmp_path / "student.gguf")
+    # An offline machine has the file but not the packages.
+    monkeypatch.setattr(_embedded, "_chunk_paths", lambda model: pytest.fail("read the chunk packages"))
+    model_dir = embedded_model_dir(tmp_path / "cache", gguf=gguf)
+    assert (model_dir / "model.safetensors").stat().st_size > 900_000_000
+    assert embedded_model_dir(tmp_path / "cache") == model_dir
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_embedded_cache_is_a_complete_hf_directory():

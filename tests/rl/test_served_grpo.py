@@ -187,3 +187,50 @@ def torch_equal(a, b) -> bool:
     import torch
 
     return bool(torch.equal(a, b.detach()))
+
+
+class _GradientCapture:
+    """An optimizer stand-in that keeps the gradients it was asked to apply."""
+
+    def __init__(self, parameters) -> None:
+        self.parameters, self.grads = parameters, []
+
+    def step(self) -> None:
+        self.grads = [p.grad.detach().clone() for p in self.parameters]
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters:
+            p.grad = None
+
+
+@pytest.mark.parametrize("top_layers", [2, None])
+def test_a_groups_shared_prompt_encoded_once_gives_the_same_gradient(policy_dir, top_layers):
+    import torch
+
+    from rl._models import load_model, train_top_layers
+
+    prompt = list(range(200, 240))
+    rollouts = [
+        _turns((prompt, [7, 8, 9]), ([*prompt, 7, 8, 9, 300, 301], [10, 11])),
+        _turns((prompt, [12, 13])),
+        _turns((prompt, [14]), ([*prompt, 99, 302], [15, 16])),  # a re-rendered turn: its own sequence, same prefix
+    ]
+    for rollout, reward in zip(rollouts, (1.0, 0.0, 0.25), strict=True):
+        rollout.reward = RewardParts(reward=reward, n=1, n_hat=0, c=1, recall=reward, precision=reward)
+    group = RolloutGroup.model_construct(task=None, rollouts=rollouts)
+    results = {}
+    for share in (True, False):
+        model, tokenizer = load_model(str(policy_dir))
+        if top_layers:
+            train_top_layers(model, top_layers)
+        update = PolicyUpdate(model, tokenizer, lr=1e-4, max_tokens=4096, share_prefix=share)
+        update.optimizer = _GradientCapture(update.parameters)
+        results[share] = (update.step([group]), update.optimizer.grads)
+    (shared, shared_grads), (separate, separate_grads) = results[True], results[False]
+    assert shared.samples == separate.samples == 4 and shared.tokens == separate.tokens
+    # the prompt up to the token before the first sampled one (whose hidden state predicts it), for 3 more sequences
+    assert shared.shared_prefix_tokens == 39 * 3 and separate.shared_prefix_tokens == 0
+    assert shared.loss == pytest.approx(separate.loss, rel=1e-4)
+    assert shared.logprob_gap == pytest.approx(separate.logprob_gap, rel=1e-4)
+    for a, b in zip(shared_grads, separate_grads, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-6)

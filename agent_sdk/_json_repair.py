@@ -1,7 +1,8 @@
 """Repair of almost-JSON tool arguments, recording every fix applied.
 
 Small models write arguments with single quotes, trailing commas, unquoted keys, Python
-literals (`True`, `None`) or cut off before the closing braces. A character scanner rewrites
+literals (`True`, `None`), double every brace as a prompt's format string showed them
+(`{{"name": ...}}`), or cut off before the closing braces. A character scanner rewrites
 those into JSON, string-aware (a quote inside a string is never touched), and names each fix
 so trajectories can count repairs.
 """
@@ -43,6 +44,16 @@ def loads_repaired(text: str) -> tuple[Any, list[str]]:
         pass
     else:
         return value, ["surrounding_text"]
+    if body.startswith("{{"):
+        # A prompt's format string taught the model to double its braces (`{{"name": ...}}`).
+        body = _single_braces(body)
+        fixes.append("doubled_braces")
+        try:
+            value, end = json.JSONDecoder(strict=False).raw_decode(body)
+        except json.JSONDecodeError:
+            pass
+        else:
+            return value, fixes + (["surrounding_text"] if body[end:].strip() else [])
     repaired, scan_fixes = _rewrite(body)
     fixes.extend(scan_fixes)
     try:
@@ -52,6 +63,31 @@ def loads_repaired(text: str) -> tuple[Any, list[str]]:
     if repaired[end:].strip():
         fixes.append("surrounding_text")
     return value, sorted(set(fixes), key=fixes.index)
+
+
+def _single_braces(text: str) -> str:
+    """`text` with each `{{` and `}}` outside string literals made one brace."""
+    out: list[str] = []
+    i, n, quote = 0, len(text), ""
+    while i < n:
+        ch = text[i]
+        if quote:
+            out.append(ch)
+            if ch == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+            out.append(ch)
+        elif ch in "{}" and i + 1 < n and text[i + 1] == ch:
+            out.append(ch)
+            i += 1
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def _rewrite(text: str) -> tuple[str, list[str]]:

@@ -164,6 +164,10 @@ def _from_spans(
         found = _calls_in_body(body.strip(), known_tools=known_tools, tagged=tagged, repairs=repairs)
         if found:
             calls.extend(found)
+            if body.lstrip().startswith("{{"):
+                # doubled braces open two and close four: the span stopped at the first pair
+                while end < len(content) and content[end] == "}":
+                    end += 1
             kept.append((start, end))
     if not calls:
         return ParsedCalls(content_without_calls=content)

@@ -71,6 +71,8 @@ def test_json_answers_are_not_calls_when_tools_are_known():
         ('"{\\"a\\": 1}"', {"a": 1}, ["double_encoded"]),
         ('Arguments: {"a": 1}', {"a": 1}, ["surrounding_text"]),
         ('{"True": "keys stay"}', {"True": "keys stay"}, []),
+        ('{{"a": "x}}y", "b": {{"c": 1}}}}', {"a": "x}}y", "b": {"c": 1}}, ["doubled_braces"]),
+        ("{{'a': 1}}", {"a": 1}, ["doubled_braces", "single_quotes"]),
     ],
 )
 def test_argument_repairs_are_named(raw, expected, fixes):

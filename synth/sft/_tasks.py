@@ -97,6 +97,11 @@ _MISSING_DETAIL = re.compile(
     r"|\b(?:branch|city|station|store|account|restaurant|hotel|doctor|card|order)\s+[A-Z]\b(?![\w-])|某(?:个|一|天|城市|日)",
     re.IGNORECASE,
 )
+_FRAGMENT = re.compile(r"^\s*(?:[,.;:)\]}>，。；：）】」]|(?:but|however|yes)\b)", re.IGNORECASE)
+_ASSISTANT_VOICE = re.compile(
+    r"^\s*(?:it (?:appears|seems|looks like) you|do you (?:need|want)\b|would you like\b|here (?:is|are)\b|sure\b|certainly\b|how can i help)",
+    re.IGNORECASE,
+)
 _ABOUT_THE_REQUEST = re.compile(r"\b(?:original|this|the|rewritten) request\b|\badded constraints\b|\brewritten\b|原始请求|改写", re.IGNORECASE)
 
 
@@ -109,12 +114,18 @@ def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str
     interpreted as requiring more careful tool use? Here are the added constraints") and a request
     that names the tool to call ("please use the check_stock command"), and 61 of 220 left out
     the value every call needs ("flights from New York to Tokyo on a specific date", "the stock
-    in branch X"): no score sees them, so they are read off the text.
+    in branch X"). Others begin mid-conversation (",查询北京…", "}Which ship runs…", "But I want
+    to renew…") or speak as the assistant ("It appears you're looking to find…", "Do you need to
+    check the availability…"). No score sees them, so they are read off the text.
     """
     if m := _PLACEHOLDER.search(text):
         return "placeholder", f"the request holds the placeholder {m.group(0)!r}: write the actual value"
     if _ABOUT_THE_USER.search(text):
         return "not_a_request", "the request describes the user in the third person: write what the user says, in the first person"
+    if m := _FRAGMENT.match(text):
+        return "fragment", f"the request begins mid-conversation ({m.group(0).strip()!r}): write the whole first message a user sends"
+    if m := _ASSISTANT_VOICE.match(text):
+        return "assistant_voice", f"the request is in the assistant's voice ({m.group(0).strip()!r}): write what the user says"
     if m := _ABOUT_THE_REQUEST.search(text):
         return "about_the_request", f"the request talks about itself ({m.group(0)!r}): write only what the user says"
     if m := _MISSING_DETAIL.search(text):

@@ -216,6 +216,7 @@ class PolicyUpdate:
         """
         import torch
         from transformers import DynamicCache
+        from transformers.cache_utils import DynamicLayer
 
         length = shared_prefix(group) if self.share_prefix and len(group) > 1 else 0
         if length < _MIN_SHARED_PREFIX:
@@ -223,6 +224,9 @@ class PolicyUpdate:
         forward_started = time.monotonic()
         prefix = self.model.base_model(input_ids=torch.tensor([group[0].ids[:length]]), use_cache=True).past_key_values
         self._recompute += time.monotonic() - forward_started
+        if not all(type(layer) is DynamicLayer for layer in getattr(prefix, "layers", [None])):
+            # sliding-window or other layers would need their own cache type to be rebuilt
+            return sum(self._sequence_backward(sample, tokens) for sample in group)
         originals = [tensor for layer in prefix.layers for tensor in (layer.keys, layer.values)]
         leaves = [t.detach().requires_grad_(t.requires_grad) for t in originals]
         total = 0.0

@@ -207,6 +207,10 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
         lines += [f"![reward curve]({plot.relative_to(out)})", ""] if plot else []
         first, last = steps[0], steps[-1]
         lines += [f"{len(steps)} logged steps; reward {first['reward']:.3f} at step {first['step']} → {last['reward']:.3f} at step {last['step']}.", ""]
+        backends = sorted({str(s["backend"]) for s in steps if s.get("backend")})
+        if backends:
+            fallback = " (the transformers fallback: no vLLM interpreter was found, so rollouts ran far slower)" if "local" in backends else ""
+            lines += [f"Rollouts served by: {', '.join(backends)}{fallback}.", ""]
         lines += step_lines(steps)
         lines += validation_lines(validation) if validation else ["No validation curve (the preset's `val_every` is 0, or no val split).", ""]
     else:

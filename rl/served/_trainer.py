@@ -92,6 +92,7 @@ class StepRecord(BaseModel):
     repairs: int = Field(default=0, description="Tool-call argument repairs in this step's rollouts.")
     carried_groups: int = Field(default=0, description="Groups trained on that an earlier step generated (batch filling's buffer; ratio-corrected).")
     shared_prefix_tokens: int = Field(default=0, description="Prompt tokens the update did not re-encode: each group's common prefix is encoded once.")
+    backend: str = Field(default="", description="What served this step's rollouts: vllm, or local (the transformers fallback where vLLM is absent).")
     serve_s: float = Field(description="Starting the server on the current weights.")
     rollout_s: float
     recompute_s: float = Field(default=0.0, description="Part of update_s: the trainer's forward passes over the sampled tokens.")
@@ -317,7 +318,7 @@ class _Run:
             episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
             samples=stats.samples, turns=stats.turns, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
             kl=stats.kl, clip_fraction=stats.clip_fraction, repairs=sum(len(r.trajectory.repairs) for r in rollouts),
-            carried_groups=sum(1 for g in batch if not any(g is p for p in played)), shared_prefix_tokens=stats.shared_prefix_tokens, serve_s=round(serve_s, 1), rollout_s=round(t2 - t1, 1),
+            carried_groups=sum(1 for g in batch if not any(g is p for p in played)), shared_prefix_tokens=stats.shared_prefix_tokens, backend=server.served.backend if server.served else "", serve_s=round(serve_s, 1), rollout_s=round(t2 - t1, 1),
             recompute_s=round(stats.recompute_s, 1), update_s=round(t3 - t2, 1), save_s=round(time.monotonic() - t3, 1), batch_filling=fill, time=time.time(),
         )
         self.records.append(record.model_dump(mode="json"))

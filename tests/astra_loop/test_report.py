@@ -78,8 +78,17 @@ def test_the_validation_curve_is_tabled_beside_the_per_step_log(tmp_path: Path) 
     text = render_report(layout.out, list(STAGE_NAMES)).read_text()
     assert "| 1 | 0.300 | 0.350 | 2 | 8 | 12 | 0.012 | 0.0004 | 0.010 | 80 | 40 | 7 |" in text
     assert "### Validation (the split GRPO does not train on)" in text
+    assert "Rollouts served by" not in text, "older metrics carry no backend"
     assert "| 0 | 6 | 0.200 | 0.500 | 0.250 | 9 |" in text and "| 1 | 6 | 0.200 | 0.400 | 0.250 | 9 |" in text
     assert (layout.plots / "reward_curve.png").read_bytes()[:8] == PNG_MAGIC
+
+
+def test_the_report_says_when_rollouts_ran_on_the_transformers_fallback(tmp_path: Path) -> None:
+    layout = _finished_run(tmp_path / "run")
+    steps = [{"step": s, "reward": 0.2, "backend": "local", "rollout_s": 900.0, "update_s": 20.0, "serve_s": 3.0, "save_s": 2.0} for s in (1, 2)]
+    (layout.grpo / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in steps))
+    text = render_report(layout.out, list(STAGE_NAMES)).read_text()
+    assert "Rollouts served by: local (the transformers fallback" in text
 
 
 def test_a_partial_run_says_what_is_missing(tmp_path: Path) -> None:

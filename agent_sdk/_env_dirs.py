@@ -30,7 +30,7 @@ async def env_servers(servers: Sequence[McpServer], *, sandbox: Any | None = Non
     if not any(isinstance(s.target, Path) for s in servers):
         yield list(servers)
         return
-    from mcp_servers import SandboxConfig, build_env_server, find_envs, load_env
+    from mcp_servers import SandboxConfig, build_env_server, load_envs
 
     # Every environment is loaded before a sandbox starts, so a bad directory fails fast.
     plan: list[McpServer | tuple[Any, str]] = []
@@ -38,12 +38,11 @@ async def env_servers(servers: Sequence[McpServer], *, sandbox: Any | None = Non
         if not isinstance(server.target, Path):
             plan.append(server)
             continue
-        dirs = find_envs(server.target)
-        if not dirs:
+        envs = load_envs(server.target)
+        if not envs:
             raise UserError(f"{server.target}: no environment (env.json) in it or in its subdirectories")
-        for directory in dirs:
-            name = server.name if server.name and len(dirs) == 1 else directory.resolve().name
-            plan.append((load_env(directory), name))
+        for env in envs:
+            plan.append((env, server.name if server.name and len(envs) == 1 else Path(env.path or server.target).resolve().name))
     async with AsyncExitStack() as stack:
         if sandbox is None:
             sandbox = await stack.enter_async_context(SandboxConfig.from_env().build())

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent_sdk import read_jsonl
 from astra_loop.exceptions import OverlapError
-from mcp_servers import find_envs, load_env, normalize_answer
+from mcp_servers import find_envs, load_envs, normalize_answer
 
 
 class Question(BaseModel):
@@ -47,18 +47,17 @@ class Overlap(BaseModel):
 
 def env_ids(dirs: Iterable[Path]) -> dict[str, str]:
     """Environment id -> directory, for every environment under `dirs`."""
-    return {load_env(p).spec.id: str(p) for d in dirs for p in find_envs(d)}
+    return {env.spec.id: str(env.path) for env in load_envs(*dirs)}
 
 
 def env_questions(dirs: Iterable[Path], *, subtasks: bool = True) -> list[Question]:
     """The task question (and optionally every subtask question) of each environment under `dirs`."""
     out: list[Question] = []
-    for d in dirs:
-        for p in find_envs(d):
-            spec = load_env(p).spec
-            out.append(Question(text=spec.task.question, ref=f"{p}:task"))
-            if subtasks:
-                out += [Question(text=s.question, ref=f"{p}:subtask {s.id}") for s in spec.subtasks]
+    for env in load_envs(*dirs):
+        spec, p = env.spec, env.path
+        out.append(Question(text=spec.task.question, ref=f"{p}:task"))
+        if subtasks:
+            out += [Question(text=s.question, ref=f"{p}:subtask {s.id}") for s in spec.subtasks]
     return out
 
 

@@ -16,8 +16,10 @@ from mcp_servers._emulator import (
 from mcp_servers._isolation import Isolation
 from mcp_servers._order import (
     Dependent,
+    dependency_depths,
     dependency_levels,
     dependency_order,
+    dependency_scenario,
     golden_levels,
     golden_order,
 )
@@ -85,7 +87,9 @@ __all__ = [
     "emit_env",
     "expand_env_paths",
     "arena_env_url",
+    "dependency_depths",
     "dependency_order",
+    "dependency_scenario",
     "find_envs",
     "golden_levels",
     "golden_order",

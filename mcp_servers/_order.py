@@ -4,17 +4,20 @@
 order; `dependency_levels` groups items by depth (level 0 depends on nothing; an item sits one
 level above its deepest dependency), so the items of one level are independent of each other and
 their calls can be made in one turn. `golden_order` and `golden_levels` are the same over an
-`EnvSpec`'s subtasks, keeping only those with a golden call.
+`EnvSpec`'s subtasks, keeping only those with a golden call. `dependency_scenario` names the
+task scenario a DAG's shape implies (one hop, hops side by side, in sequence, or both), for
+synthesized and imported environments alike.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-from mcp_servers._spec import EnvSpec, Subtask
+from mcp_servers._spec import EnvSpec, Scenario, Subtask
 
-__all__ = ["Dependent", "dependency_levels", "dependency_order", "golden_levels", "golden_order"]
+__all__ = ["Dependent", "dependency_depths", "dependency_levels", "dependency_order", "dependency_scenario", "golden_levels", "golden_order"]
 
 
 class Dependent(Protocol):
@@ -45,6 +48,27 @@ def dependency_order(items: Sequence[D]) -> list[D]:
         done.add(ready.id)
         order.append(ready)
     return order
+
+
+def dependency_depths(items: Sequence[D]) -> dict[str, int]:
+    """Each item's level by id (0: depends on nothing), in `dependency_order`; a missing dependency counts as level -1.
+
+    Never raises, like `dependency_order`: an importer scores rows it will then report.
+    """
+    level: dict[str, int] = {}
+    for item in dependency_order(items):
+        level[item.id] = 1 + max((level.get(d, -1) for d in item.depends_on), default=-1)
+    return level
+
+
+def dependency_scenario(items: Sequence[D]) -> Scenario:
+    """The scenario a dependency DAG's shape implies: one item, items side by side, a chain, or a chain with a level of several."""
+    if len(items) <= 1:
+        return "single_hop"
+    depths = dependency_depths(items)
+    if max(depths.values()) == 0:
+        return "parallel_single_hop"
+    return "parallel_multi_hop" if max(Counter(depths.values()).values()) > 1 else "multi_hop"
 
 
 def dependency_levels(items: Sequence[D]) -> list[list[D]]:

@@ -9,9 +9,10 @@ enforces them cannot produce the wrong number of items or an unknown id.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
-from mcp_servers import answer_in_output, normalize_answer
+from mcp_servers import answer_in_output, dependency_depths, dependency_scenario, normalize_answer
 from synth.core import VERDICTS, ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_to_user
@@ -156,19 +157,11 @@ def depths(subs: list[SubQuestion]) -> dict[str, int]:
 
 
 def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
-    """The scenario type implied by the DAG, and the sub-questions with `parallel` set."""
-    level = depths(subs)
-    per_level: dict[int, int] = {}
-    for d in level.values():
-        per_level[d] = per_level.get(d, 0) + 1
-    marked = [q.model_copy(update={"parallel": per_level[level[q.id]] > 1}) for q in subs]
-    has_deps = any(q.depends_on for q in subs)
-    has_parallel = any(q.parallel for q in marked)
-    if len(subs) == 1:
-        return "single_hop", marked
-    if not has_deps:
-        return "parallel_single_hop", marked
-    return ("parallel_multi_hop" if has_parallel else "multi_hop"), marked
+    """The scenario type implied by the DAG (`mcp_servers.dependency_scenario`), and the sub-questions
+    with `parallel` set where a level holds several."""
+    level = dependency_depths(subs)
+    per_level = Counter(level.values())
+    return dependency_scenario(subs), [q.model_copy(update={"parallel": per_level[level[q.id]] > 1}) for q in subs]
 
 
 async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:

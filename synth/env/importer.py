@@ -28,14 +28,13 @@ from mcp_servers import (
     Source,
     Subtask,
     Task,
-    dependency_order,
+    dependency_scenario,
     verify_env,
 )
 from synth.env._assemble import write_env
 from synth.env._import_formats import (
     Defect,
     ParsedRow,
-    ParsedSubtask,
     decode,
     parse_row,
 )
@@ -45,7 +44,6 @@ from synth.exceptions import RowError
 
 __all__ = ["Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
 
-Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
 _FORMAT_NAMES = {"pipeline": "env_synthesis pipeline", "rl": "RL"}
 
 
@@ -80,19 +78,6 @@ def rejection(row: Mapping[str, Any], min_verify_score: float | None) -> Defect 
     return None
 
 
-def scenario_of(subtasks: list[ParsedSubtask]) -> Scenario:
-    """The task's scenario from the DAG's shape: hops in sequence, side by side, or both."""
-    if len(subtasks) == 1:
-        return "single_hop"
-    if not any(s.depends_on for s in subtasks):
-        return "parallel_single_hop"
-    level: dict[str, int] = {}
-    for s in dependency_order(subtasks):
-        level[s.id] = 1 + max((level.get(d, 0) for d in s.depends_on), default=0)
-    widths = [list(level.values()).count(v) for v in set(level.values())]
-    return "parallel_multi_hop" if max(widths) > 1 else "multi_hop"
-
-
 def _final_answer(parsed: ParsedRow) -> str:
     if parsed.answer:
         return parsed.answer
@@ -116,7 +101,7 @@ def _build(parsed: ParsedRow, found: dict[str, GoldenCall], ref: str, domain: st
         domain=parsed.domain or domain,
         language=parsed.language or detect_language(parsed.query),
         source=Source(kind="import", ref=ref),
-        task=Task(question=parsed.query, answer=_final_answer(parsed), scenario=scenario_of(parsed.subtasks)),
+        task=Task(question=parsed.query, answer=_final_answer(parsed), scenario=dependency_scenario(parsed.subtasks)),
         subtasks=subtasks,
         tools=[t.spec for t in parsed.tools],
     )

@@ -5,14 +5,14 @@ import json
 import pytest
 from astra_rows import GATE_FOR_PASS, PASS_LOOKUP, Q1, Q2, QUERY, pipeline_row, rl_row
 
-from mcp_servers import GoldenCall
+from mcp_servers import GoldenCall, dependency_scenario
 from synth.env._import_formats import (
     parse_call_statement,
     parse_dependencies,
     parse_row,
     tool_spec,
 )
-from synth.env.importer import rejection, scenario_of
+from synth.env.importer import rejection
 from synth.exceptions import RowError
 
 TOOLS = {t.name: t for t in (tool_spec(PASS_LOOKUP), tool_spec(GATE_FOR_PASS))}
@@ -24,7 +24,7 @@ def test_the_notes_example_reads_as_an_rl_row_with_its_dag_and_no_golden_calls()
     assert [t.spec.name for t in parsed.tools] == ["pass_lookup", "gate_for_pass"]
     assert [(s.id, s.question, s.answer, s.depends_on) for s in parsed.subtasks] == [("1", Q1, "MP-2231", []), ("2", Q2, "North 3", ["1"])]
     assert all(s.needs_tool and s.golden_call is None and s.searchable for s in parsed.subtasks)
-    assert scenario_of(parsed.subtasks) == "multi_hop"
+    assert dependency_scenario(parsed.subtasks) == "multi_hop"
 
 
 def test_pipeline_output_takes_golden_calls_from_tool_call_statements():
@@ -35,7 +35,7 @@ def test_pipeline_output_takes_golden_calls_from_tool_call_statements():
     assert two.golden_call == GoldenCall(tool="gate_for_pass", arguments={"pass_id": "MP-2231"})  # print(...) unwrapped, positional mapped
     assert two.question == Q2 and two.depends_on == ["1"]  # the trace's question, not env_result's with its appended context
     assert (three.needs_tool, three.golden_call, three.depends_on) == (False, None, [])
-    assert scenario_of(parsed.subtasks) == "parallel_multi_hop"
+    assert dependency_scenario(parsed.subtasks) == "parallel_multi_hop"
 
 
 def test_pipeline_node_without_synthesized_tool_or_readable_statement_is_reported():

@@ -102,6 +102,11 @@ _ASSISTANT_VOICE = re.compile(
     r"^\s*(?:it (?:appears|seems|looks like) you|do you (?:need|want)\b|would you like\b|here (?:is|are)\b|sure\b|certainly\b|how can i help)",
     re.IGNORECASE,
 )
+_DEIXIS = re.compile(
+    r"\b(?:this|these|those)\s+(book|quote|car|order|flight|train|booking|reservation|account|card|medicine|prescription|item|"
+    r"product|hotel|room|restaurant|table|ticket|seat|trip|package|shipment|loan|station|city|patient|family|customer|action|task)(?:'s|s|es)?\b",
+    re.IGNORECASE,
+)
 _ABOUT_THE_REQUEST = re.compile(r"\b(?:original|this|the|rewritten) request\b|\badded constraints\b|\brewritten\b|原始请求|改写", re.IGNORECASE)
 
 
@@ -116,7 +121,9 @@ def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str
     the value every call needs ("flights from New York to Tokyo on a specific date", "the stock
     in branch X"). Others begin mid-conversation (",查询北京…", "}Which ship runs…", "But I want
     to renew…") or speak as the assistant ("It appears you're looking to find…", "Do you need to
-    check the availability…"). No score sees them, so they are read off the text.
+    check the availability…"), and some point at what they never named ("Which branch should I go to
+    for this book?", "Calculate the security deposit for this quote"). No score sees them, so they
+    are read off the text.
     """
     if m := _PLACEHOLDER.search(text):
         return "placeholder", f"the request holds the placeholder {m.group(0)!r}: write the actual value"
@@ -130,9 +137,19 @@ def request_problem(text: str, tool_names: Sequence[str] = ()) -> tuple[str, str
         return "about_the_request", f"the request talks about itself ({m.group(0)!r}): write only what the user says"
     if m := _MISSING_DETAIL.search(text):
         return "missing_detail", f"the request leaves a value out ({m.group(0)!r}): a user states their own date, place or name"
+    if pointer := _no_antecedent(text):
+        return "no_antecedent", f"the request points at {pointer!r} without saying which: a first message names it"
     named = [n for n in tool_names if "_" in n and re.search(rf"\b{re.escape(n)}\b", text)]
     if named:
         return "names_a_tool", f"the request names the tool {named[0]!r}: a user says what they want, not which tool to call"
+    return None
+
+
+def _no_antecedent(text: str) -> str | None:
+    """'this book' (a thing of the kind tools look up) when nothing before it in the text names a book."""
+    for m in _DEIXIS.finditer(text):
+        if m.group(1).lower() not in text[: m.start()].lower():
+            return m.group(0)
     return None
 
 

@@ -51,6 +51,11 @@ class ServedRecipe(GrpoRecipe):
                                   description="Rollouts rendered longer than this are not trained on.")
     backend: Literal["auto", "vllm", "local"] = Field(default="auto", description="How each step serves the policy (agent_sdk.serve_model).")
     max_model_len: int = Field(default=8192, ge=512, description="vLLM context of the rollout server.")
+    serve_dtype: Literal["auto", "bfloat16", "float32"] = Field(
+        default="auto",
+        description="vLLM's precision ('auto': bf16 where the CPU has it). The trainer computes in fp32: 'float32' serves in the "
+        "same precision (slower sampling, no bf16 gap; cpu-small measured mean |Δ logprob| 0.08 and 8% of tokens clipped under bf16).",
+    )
     weight_reload: bool = Field(
         default=True, description="vLLM: load each step's weights into the running server (else: restart it on them)."
     )
@@ -147,7 +152,7 @@ class _PolicyServer:
 
     def __init__(self, recipe: ServedRecipe) -> None:
         self.recipe = recipe
-        self.options = VllmOptions(max_model_len=recipe.max_model_len, weight_reload=recipe.weight_reload)
+        self.options = VllmOptions(max_model_len=recipe.max_model_len, weight_reload=recipe.weight_reload, dtype=recipe.serve_dtype)
         self.served: ServedModel | None = None
         self.policy: ChatModel | None = None
         self._stack: AsyncExitStack | None = None

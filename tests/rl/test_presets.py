@@ -89,3 +89,14 @@ def test_served_recipe_takes_the_presets_grpo_settings(tmp_path):
     recipe = ServedRecipe.from_preset(ASTRA, **paths, lr=None, group_size=4)
     assert (recipe.prompts_per_step, recipe.lr, recipe.max_turns, recipe.group_size) == (256, 2e-6, 32, 4)
     assert recipe.max_train_tokens == 25_600 + 49_152
+
+
+def test_served_grpo_can_serve_in_the_trainers_precision(tmp_path):
+    from agent_sdk._serve import resolve_dtype
+    from rl.served import ServedRecipe
+    from rl.served._trainer import _PolicyServer
+
+    paths = {"data_dir": tmp_path, "envs_dir": tmp_path, "output_dir": tmp_path}
+    assert _PolicyServer(ServedRecipe.from_preset(get_preset("cpu-small"), **paths)).options.dtype == "auto"
+    matched = _PolicyServer(ServedRecipe.from_preset(get_preset("cpu-small"), serve_dtype="float32", **paths)).options
+    assert resolve_dtype(matched.dtype) == "float32"

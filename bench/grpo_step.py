@@ -9,7 +9,7 @@ backward + optimizer step, and saving. The baseline, in the same run: one step o
 `--trl-timeout` seconds; the ratio is TRL's step over the mean served step after the first (a
 lower bound when TRL did not finish).
 
-    python bench/grpo_step.py [--envs DIR] [--policy TARGET] [--steps 3] [--trl-timeout 1200]
+    python bench/grpo_step.py [--envs DIR] [--policy TARGET] [--steps 3] [--trl-timeout 1200] [--serve-dtype float32]
 """
 
 from __future__ import annotations
@@ -43,13 +43,14 @@ def trl_step(data: Path, envs: Path, out: Path, policy: str, timeout_s: float) -
     return time.monotonic() - started, True
 
 
-async def main(envs: Path, policy: str, steps: int, trl_timeout: float, skip_trl: bool) -> None:
+async def main(envs: Path, policy: str, steps: int, trl_timeout: float, skip_trl: bool, serve_dtype: str) -> None:
     preset = get_preset("cpu-small")
     with tempfile.TemporaryDirectory(prefix="grpo-step-") as tmp:
         work = Path(tmp)
         prepare(envs, work / "data")
         started = time.monotonic()
-        await train_grpo("served", preset, work / "data", envs, work / "served", policy, max_steps=steps, val_every=0, plot=False)
+        await train_grpo("served", preset, work / "data", envs, work / "served", policy, max_steps=steps, val_every=0, plot=False,
+                         serve_dtype=serve_dtype)
         served_wall = time.monotonic() - started
         records = [json.loads(line) for line in (work / "served" / "metrics.jsonl").read_text().splitlines()]
         print(f"served GRPO, {preset.name}: {steps} steps in {served_wall:.0f} s (policy {policy}, envs {envs})")
@@ -76,5 +77,7 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=3, help="Served steps (the first includes starting the server).")
     parser.add_argument("--trl-timeout", type=float, default=1200.0, help="Seconds before the TRL step is stopped.")
     parser.add_argument("--skip-trl", action="store_true", help="Only the served steps.")
+    parser.add_argument("--serve-dtype", default="auto", choices=["auto", "bfloat16", "float32"],
+                        help="vLLM's precision (float32: the trainer's; the gap column then shows what bf16 cost).")
     args = parser.parse_args()
-    anyio.run(main, args.envs, args.policy, args.steps, args.trl_timeout, args.skip_trl)
+    anyio.run(main, args.envs, args.policy, args.steps, args.trl_timeout, args.skip_trl, args.serve_dtype)

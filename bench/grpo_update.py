@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 
 from agent_sdk import SampledTokens, Step, Trajectory
-from rl import get_preset, prepare
-from rl._models import load_policy
+from rl import get_preset, load_policy, prepare
 from rl.datasets import load_envs, read_trl_tasks, task_tools
 from rl.reward import RewardParts
 from rl.served import PolicyUpdate, Rollout, RolloutGroup

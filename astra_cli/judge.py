@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from astra_cli._apps import judge_app
-from astra_cli._model_options import ApiKeyOption, BaseUrlOption, ModelOption, fail
+from astra_cli._model_options import ApiKeyOption, BaseUrlOption, ModelChoice, ModelOption, fail, open_model
 
 _DEFAULT_SET = Path(__file__).resolve().parents[1] / "examples" / "calibration"
 
@@ -33,7 +33,7 @@ def calibrate(
     """Score each good / planted-bad pair with every judge (default: the embedded teacher) and print how well each ranks them."""
     import anyio
 
-    from agent_sdk import TEACHER, AgentSdkError, JsonlError, is_local_target, model_from_target
+    from agent_sdk import AgentSdkError, JsonlError
     from synth.calibration import JUDGES
     from synth.core import LLMCache, MeteredModel
     from synth.calibration import calibrate as run_calibration
@@ -43,11 +43,11 @@ def calibrate(
         raise typer.BadParameter(f"{unknown}: judges are {', '.join(JUDGES)}", param_hint="--judge")
     if not calibration.is_dir():
         raise fail(f"{calibration}: no such calibration directory")
-    target, name = (base_url, model) if base_url else ((model, None) if model and is_local_target(model) else (None, model))
+    # a judge reply waits behind every other request on a 2-core server: minutes, not the client's 2-minute default
+    choice = ModelChoice(base_url=base_url, model=model, api_key=api_key, timeout_s=600.0)
 
     async def main():  # type: ignore[no-untyped-def]
-        # a judge reply waits behind every other request on a 2-core server: minutes, not the client's 2-minute default
-        async with model_from_target(target, model_name=name, api_key=api_key, default=TEACHER.target, timeout_s=600.0) as llm:
+        async with open_model(choice) as llm:
             judged = MeteredModel(llm, cache=LLMCache(cache), max_concurrency=concurrency, timeout_s=900.0) if cache else llm
             return await run_calibration(judged, calibration, judges=judge, limit=limit, concurrency=concurrency)
 

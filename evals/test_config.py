@@ -22,7 +22,7 @@ def test_model_is_a_url_a_checkpoint_embedded_or_local(tmp_path) -> None:
     assert EvalConfig(model="local").model_kind == "local"
     assert EvalConfig().model_kind is None and not EvalConfig().has_model
     assert EvalConfig().max_model_len == EVAL_MAX_MODEL_LEN >= 16384
-    with pytest.raises(ValidationError, match="no config.json"):
+    with pytest.raises(ValidationError, match="existing model directory"):
         EvalConfig(model=str(tmp_path / "missing"))
     with pytest.raises(ValidationError, match="endpoint URL"):
         EvalConfig(model="embedded", user_model_url=str(tmp_path))

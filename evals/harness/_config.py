@@ -9,7 +9,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
-from agent_sdk import EMBEDDED_MODELS, UserError
+from agent_sdk import EMBEDDED_MODELS, UserError, is_local_target
 from harness._parallel import play_trials
 from harness._protocol import Protocol, load_protocol
 
@@ -52,11 +52,9 @@ class EvalConfig(BaseModel):
     @field_validator("model")
     @classmethod
     def _model_exists(cls, value: str | None) -> str | None:
-        if value is None or value == "local" or value in EMBEDDED_MODELS or value.startswith(("http://", "https://")):
+        if value is None or value == "local" or value.startswith(("http://", "https://")) or is_local_target(value):
             return value
-        if not (Path(value).expanduser() / "config.json").is_file():
-            raise ValueError(f"--model {value!r}: not a URL, an embedded model ({', '.join(EMBEDDED_MODELS)}), `local` nor a model directory (no config.json)")
-        return value
+        raise ValueError(f"--model {value!r}: not a URL, `local`, an embedded model ({', '.join(EMBEDDED_MODELS)}) nor an existing model directory or .gguf file")
 
     @field_validator("user_model_url")
     @classmethod

@@ -49,6 +49,8 @@ __all__ = [
     "embedded_model",
     "embedded_model_dir",
     "is_local_target",
+    "load_causal_lm",
+    "load_tokenizer",
     "local_model_path",
     "restore_control_tokens",
     "served_model_name",
@@ -311,20 +313,10 @@ def _file_lock(path: Path) -> Iterator[None]:
 def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:
     try:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
         raise ModelError(f"the {spec.target} model needs the local extra: {spec.install_hint}") from exc
     logger.info("dequantizing %s into %s (once; takes a minute or two)", gguf.name, out)
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
-    except (ImportError, ValueError, OSError) as exc:
-        raise ModelError(f"could not load {gguf} with transformers: {exc}") from exc
-    restore_control_tokens(tokenizer)
-    # A dequantized GGUF model still carries its quantizer; save_pretrained refuses it.
-    model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
+    tokenizer, model = load_causal_lm(gguf, dtype=torch.float32)
     model = model.to(torch.bfloat16)
     # Qwen chat models end a turn with <|im_end|>; also stop at <|endoftext|>.
     eos = [tokenizer.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>")]
@@ -332,6 +324,58 @@ def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
+
+
+def _pretrained_source(path: Path) -> tuple[Path, dict[str, str]]:
+    """What transformers' `from_pretrained` takes for a directory or a `.gguf` file."""
+    return (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
+
+
+def load_tokenizer(path: str | Path) -> Any:
+    """The tokenizer of a Hugging Face model directory or a `.gguf` file (a GGUF's control tokens restored).
+
+    Raises:
+        ModelError: transformers is missing or could not read it.
+    """
+    path = Path(path)
+    try:
+        from transformers import AutoTokenizer
+    except ImportError as exc:
+        raise ModelError(f"{path}: reading a model here needs the local extra: pip install 'astra-mcp[local]'") from exc
+    source, extra = _pretrained_source(path)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, **extra)
+    except (OSError, ValueError, ImportError) as exc:
+        raise ModelError(f"{path}: transformers could not load the tokenizer: {exc}") from exc
+    if extra:
+        restore_control_tokens(tokenizer)
+    return tokenizer
+
+
+def load_causal_lm(path: str | Path, *, dtype: Any) -> tuple[Any, Any]:
+    """The tokenizer and causal LM of a Hugging Face model directory or a `.gguf` file, in `dtype` (a torch dtype).
+
+    The one place weights are read with transformers (serving in process, training, dequantizing):
+    a GGUF load leaves a quantizer on weights it already dequantized, which is dropped so the model
+    generates, trains and saves like a directory's.
+
+    Raises:
+        ModelError: transformers is missing or could not read it.
+    """
+    path = Path(path)
+    tokenizer = load_tokenizer(path)
+    from transformers import AutoModelForCausalLM
+
+    source, extra = _pretrained_source(path)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra)
+    except (OSError, ValueError, ImportError) as exc:
+        raise ModelError(f"{path}: transformers could not load the model: {exc}") from exc
+    if extra:
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+    return tokenizer, model
 
 
 def restore_control_tokens(tokenizer: Any) -> None:

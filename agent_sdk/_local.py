@@ -27,7 +27,7 @@ import anyio
 import anyio.to_thread
 
 from agent_sdk._cpu import cpu_has_bf16
-from agent_sdk._embedded import STUDENT, local_model_path, restore_control_tokens, served_model_name
+from agent_sdk._embedded import STUDENT, load_causal_lm, local_model_path, served_model_name
 from agent_sdk._messages import ChatMessage, ModelResponse, SampledTokens, SamplingSettings, Usage
 from agent_sdk._model import ModelProfile, merge_settings
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
@@ -102,11 +102,9 @@ class LocalChatModel:
         batch_window_s: float = 0.02,
         settings: SamplingSettings | None = None,
     ) -> None:
-        try:
-            import torch
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-        except ImportError as exc:
-            raise UserError("LocalChatModel needs the local extra: pip install 'astra-mcp[local]'") from exc
+        if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
+            raise UserError("LocalChatModel needs the local extra: pip install 'astra-mcp[local]'")
+        import torch
         threads = threads or int(os.environ.get("ASTRA_TORCH_THREADS") or 0)
         if threads:
             torch.set_num_threads(threads)
@@ -114,17 +112,8 @@ class LocalChatModel:
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         native_bf16 = self.device != "cpu" or cpu_has_bf16()
         torch_dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if native_bf16 else torch.float32)
-        source, extra = (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
         started = time.perf_counter()
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(source, **extra)
-            self._model = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype, **extra)
-        except (OSError, ValueError, ImportError) as exc:
-            raise ModelError(f"{path}: transformers could not load the model: {exc}") from exc
-        if extra:
-            # A GGUF load leaves a quantizer attached to weights it already dequantized.
-            self._model.hf_quantizer = None
-            restore_control_tokens(self.tokenizer)
+        self.tokenizer, self._model = load_causal_lm(path, dtype=torch_dtype)
         self._model.to(self.device).eval()
         logger.info("loaded %s on %s in %.1fs", path, self.device, time.perf_counter() - started)
         self.tokenizer.padding_side = "left"

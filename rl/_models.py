@@ -40,14 +40,30 @@ def tool_chat_template() -> str:
     return (Path(spec.submodule_search_locations[0]) / "chat_templates" / "qwen2_5.jinja").read_text()
 
 
-def local_tokenizer(gguf: Path | None = None) -> Any:
-    """SmolLM2's tokenizer from its GGUF, with a tool-calling template, `<|im_end|>` as EOS, left padding."""
-    from transformers import AutoTokenizer
+def local_tokenizer(path: Path | None = None) -> Any:
+    """The tokenizer of a model directory or `.gguf` file (default SmolLM2's GGUF), ready for training:
+    `training_tokenizer` over `agent_sdk.load_tokenizer`.
 
-    gguf = gguf or smollm2_gguf()
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    Raises:
+        TrainingSetupError: it cannot be read, or its template cannot render tools and it is not ChatML.
+    """
+    from agent_sdk import ModelError, load_tokenizer
+
+    try:
+        return training_tokenizer(load_tokenizer(path or smollm2_gguf()))
+    except ModelError as exc:
+        raise TrainingSetupError(str(exc)) from exc
+
+
+def training_tokenizer(tokenizer: Any) -> Any:
+    """A tool-rendering template (`ensure_tool_template`), `<|im_end|>` as EOS in ChatML, a pad token, left padding.
+
+    ChatML turns end with <|im_end|>; some checkpoints name <|endoftext|> as EOS, so generation
+    would run past the turn to the length limit.
+    """
     ensure_tool_template(tokenizer)
-    tokenizer.eos_token = "<|im_end|>"
+    if "<|im_end|>" in tokenizer.get_vocab() and "<|im_end|>" in (tokenizer.chat_template or ""):
+        tokenizer.eos_token = "<|im_end|>"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = "<|endoftext|>" if "<|endoftext|>" in tokenizer.get_vocab() else tokenizer.eos_token
     tokenizer.padding_side = "left"
@@ -92,35 +108,24 @@ def resolve_model(model: str | None) -> str | None:
 
 
 def load_model(model: str | None, *, dtype: str = "float32") -> tuple[Any, Any]:
-    """A causal LM and its tokenizer: a policy target (`resolve_model`), or None for SmolLM2-135M.
+    """A causal LM and its tokenizer (`training_tokenizer`): a policy target (`resolve_model`), or None for SmolLM2-135M.
 
     Raises:
-        TrainingSetupError: when the path does not exist.
+        TrainingSetupError: when the path does not exist or transformers cannot read it.
     """
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from agent_sdk import ModelError, load_causal_lm
 
     model = resolve_model(model)
-    torch_dtype = getattr(torch, dtype)
-    if model is None or model.endswith(".gguf"):
-        gguf = Path(model) if model else smollm2_gguf()
-        if not gguf.is_file():
-            raise TrainingSetupError(f"{gguf}: GGUF file not found")
-        tokenizer = local_tokenizer(gguf)
-        lm = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch_dtype)
-    else:
-        path = Path(model)
-        if not path.exists():
-            raise TrainingSetupError(f"{model}: model directory not found (hub names are not fetched; pass a local path)")
-        tokenizer = AutoTokenizer.from_pretrained(str(path))
-        lm = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype)
-        if "<|im_end|>" in tokenizer.get_vocab() and "<|im_end|>" in (tokenizer.chat_template or ""):
-            # ChatML turns end with <|im_end|>; some checkpoints name <|endoftext|> as EOS, so
-            # generation would run past the turn to the length limit.
-            tokenizer.eos_token = "<|im_end|>"
-        if tokenizer.pad_token is None:
-            tokenizer.pad_token = tokenizer.eos_token
-        tokenizer.padding_side = "left"
+    path = Path(model) if model else smollm2_gguf()
+    if not path.exists():
+        raise TrainingSetupError(f"{model}: no such model directory or .gguf file (hub names are not fetched; pass a local path)")
+    try:
+        tokenizer, lm = load_causal_lm(path, dtype=getattr(torch, dtype))
+    except ModelError as exc:
+        raise TrainingSetupError(str(exc)) from exc
+    training_tokenizer(tokenizer)
     lm.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids(tokenizer.eos_token)
     lm.generation_config.pad_token_id = tokenizer.convert_tokens_to_ids(tokenizer.pad_token)
     return lm, tokenizer
@@ -154,7 +159,7 @@ def load_policy(model: str | None, *, torch_threads: int | None = None, top_laye
     decoder layers trainable, and a tokenizer whose template renders tool calls.
 
     Raises:
-        TrainingSetupError: as `load_model`, `train_top_layers` and `ensure_tool_template` do.
+        TrainingSetupError: as `load_model` and `train_top_layers` do.
     """
     if torch_threads is not None:
         import torch
@@ -163,5 +168,4 @@ def load_policy(model: str | None, *, torch_threads: int | None = None, top_laye
     lm, tokenizer = load_model(model)
     if top_layers is not None:
         train_top_layers(lm, top_layers)
-    ensure_tool_template(tokenizer)
     return lm, tokenizer

@@ -175,7 +175,7 @@ def prompt_tokens(tokenizer: Any, prompt: list[dict[str, str]], tools: list[dict
 def load_prompt_tokenizer(model: str) -> Any:
     """The tokenizer (and chat template) of the policy `model` trains: a policy target (`rl.resolve_model`).
 
-    A `.gguf` gets the tool-calling template TRL trains it with (`rl._models.local_tokenizer`).
+    It is the tokenizer the trainer uses (`rl._models.local_tokenizer`): a template that renders tool calls.
 
     Raises:
         DatasetError: when the model cannot be found or has no tokenizer.
@@ -184,14 +184,10 @@ def load_prompt_tokenizer(model: str) -> Any:
 
     try:
         path = Path(resolve_model(model) or model)
-        if path.suffix.lower() == ".gguf":
-            return local_tokenizer(path)
-        if not path.is_dir():
-            raise DatasetError(f"{model}: model directory not found (hub names are not fetched; pass a local path)")
-        from transformers import AutoTokenizer
-
-        return AutoTokenizer.from_pretrained(str(path))
-    except (TrainingSetupError, OSError, ValueError) as exc:
+        if not path.exists():
+            raise DatasetError(f"{model}: no such model directory or .gguf file (hub names are not fetched; pass a local path)")
+        return local_tokenizer(path)
+    except TrainingSetupError as exc:
         raise DatasetError(f"{model}: no tokenizer: {exc}") from exc
 
 

@@ -12,7 +12,7 @@ CORE = {
     "read_sft_parquet", "read_trajectories_jsonl", "server_from_target", "sft_record", "write_openai_jsonl",
     "write_sft_parquet", "write_trajectories_jsonl", "SFT_FILES", "write_sft_files",
     "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "cache_dir", "embedded_model_dir", "find_vllm_python",
-    "is_local_target", "local_model_path", "model_from_target", "serve_model",
+    "is_local_target", "load_causal_lm", "load_tokenizer", "local_model_path", "model_from_target", "serve_model",
     "EMBEDDED_MODELS", "STUDENT", "TEACHER", "EmbeddedModel",
     "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource", "WrapperTools",
     "env_servers", "ModelProfile", "WrapperModel", "merge_settings", "SampledTokens",

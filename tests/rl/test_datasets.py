@@ -114,5 +114,5 @@ def test_rows_whose_prompt_does_not_fit_are_rejected_and_counted(envs_dir, envs,
 def test_prompt_limit_loads_the_policy_tokenizer_by_name(envs_dir, tokenizer_dir, tmp_path):
     report = prepare(envs_dir, tmp_path / "o", prompt_limit=PromptLimit(tokenizer=str(tokenizer_dir), max_prompt_length=100_000))
     assert report.prompt_tokens_max is not None and report.prompt_tokens_max > 100
-    with pytest.raises(DatasetError, match="model directory not found"):
+    with pytest.raises(DatasetError, match="no such model directory"):
         prepare(envs_dir, tmp_path / "x", prompt_limit=PromptLimit(tokenizer=str(tmp_path / "missing"), max_prompt_length=10))

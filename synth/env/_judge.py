@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from mcp_servers import answer_in_output, dependency_depths, dependency_scenario, normalize_answer
+from mcp_servers import answer_in_output, dependency_depths, dependency_levels, dependency_scenario, normalize_answer
 from synth.core import VERDICTS, ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_to_user
@@ -111,9 +111,9 @@ def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
         if bad:
             return "unknown_dependency", f"sub-question {q.id} depends_on {bad}, which are not ids of other sub-questions ({sorted(known)})"
     try:
-        depths(d.sub_questions)
-    except ValueError as exc:
-        return "cyclic_dependency", str(exc)
+        dependency_levels(d.sub_questions)
+    except ValueError:
+        return "cyclic_dependency", f"the dependencies form a cycle ({[(q.id, q.depends_on) for q in d.sub_questions]}); a sub-question may depend only on sub-questions that do not depend on it"
     seen: dict[str, str] = {}
     for q in d.sub_questions:
         key = normalize_answer(q.question)
@@ -133,27 +133,6 @@ def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
             return "unknown_dependency", f"sub-question {q.id} refers to {stray}, which are not earlier sub-questions"
     subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
     return known_answer_problem(subs, known_to_user(seed.knowledge_corpus)) or composition_problem(d.main_question, d.final_answer, subs)
-
-
-def depths(subs: list[SubQuestion]) -> dict[str, int]:
-    """Longest-path depth of each sub-question in the dependency DAG (by id).
-
-    Raises:
-        ValueError: on a cycle.
-    """
-    graph = {q.id: q.depends_on for q in subs}
-    memo: dict[str, int] = {}
-
-    def depth(node: str, path: tuple[str, ...]) -> int:
-        if node in path:
-            raise ValueError(f"the dependencies form a cycle: {' -> '.join(path + (node,))}")
-        if node not in memo:
-            memo[node] = 1 + max((depth(d, path + (node,)) for d in graph[node]), default=-1)
-        return memo[node]
-
-    for node in graph:
-        depth(node, ())
-    return memo
 
 
 def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:

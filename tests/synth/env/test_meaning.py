@@ -170,3 +170,13 @@ def test_a_lookup_of_what_the_main_question_states_is_not_a_hop_but_a_comparison
                                    [("a", "What was Tbilisi's AQI?", "AQI 87", []), ("b", "What was Yerevan's AQI?", "AQI 142", []),
                                     ("c", "Which of the two had the lower AQI?", "Tbilisi", ["a", "b"])])  # fmt: skip
     assert compared is None, "a comparison of two looked-up values names an option the user gave"
+
+
+def test_a_dependency_cycle_is_named_and_sent_back():
+    seed = Seed(id="s-2", mode="corpus", domain="ecommerce", language="en", knowledge_corpus=ROW, min_hops=2, max_hops=4, ref="t:2")
+    # each text carries the other's answer, so neither can be looked up first
+    cycle = _trace(("q1", "Which order has tracking number 1Z999AA10123456784?", "W7781", ["q2"]),
+                   ("q2", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q1"]),
+                   answer="Your order W7781 has tracking number 1Z999AA10123456784.")
+    code, feedback = trace_problem(cycle, seed)
+    assert code == "cyclic_dependency" and "('q1', ['q2'])" in feedback

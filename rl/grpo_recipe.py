@@ -46,13 +46,7 @@ class GrpoRecipe(BaseModel):
     @classmethod
     def preset_fields(cls, preset: Preset) -> dict[str, Any]:
         """The recipe fields a preset gives."""
-        grpo = preset.grpo
-        return {
-            "torch_threads": preset.torch_threads, "train_top_layers": grpo.train_top_layers,
-            "prompts_per_step": grpo.prompts_per_step, "group_size": grpo.group_size, "lr": grpo.lr, "max_turns": grpo.max_turns,
-            "temperature": grpo.temperature, "batch_filling": grpo.batch_filling, "delta": grpo.delta,
-            "max_fill_rounds": grpo.max_fill_rounds,
-        }
+        return {"torch_threads": preset.torch_threads, "train_top_layers": preset.grpo.train_top_layers, **preset.grpo.shared_fields()}
 
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> Self:

@@ -10,7 +10,7 @@ Defaults: `astra` for veRL; for TRL (GRPO and SFT) and served GRPO, `cpu-small` 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,6 +44,10 @@ class GrpoSettings(BaseModel):
         default=0, ge=0, description="Served: play the validation split before step 1, every N steps and after the last (0: never)."
     )
     val_episodes: int = Field(default=2, ge=1, description="Served: seeded episodes per validation task (the evaluation's protocol at small k).")
+
+    def shared_fields(self) -> dict[str, Any]:
+        """The settings every engine's recipe takes under the same names: the group, the rollout and batch filling."""
+        return self.model_dump(include={"prompts_per_step", "group_size", "lr", "max_turns", "temperature", "batch_filling", "delta", "max_fill_rounds"})
 
 
 class SftSettings(BaseModel):

@@ -107,15 +107,10 @@ class VerlRecipe(BaseModel):
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> VerlRecipe:
         """A recipe with `preset`'s GRPO hyper-parameters; `settings` (those not None) override them."""
-        grpo = preset.grpo
-        fields = {
-            "group_size": grpo.group_size, "prompts_per_step": grpo.prompts_per_step, "lr": grpo.lr, "max_turns": grpo.max_turns,
-            "max_prompt_length": grpo.max_prompt_length, "max_response_length": grpo.max_response_length,
-            "max_tool_response_length": grpo.max_tool_response_length, "temperature": grpo.temperature,
-            "kl_coef": grpo.kl_coef, "entropy_coef": grpo.entropy_coef, "loss_agg_mode": grpo.loss_agg_mode,
-            "batch_filling": grpo.batch_filling, "delta": grpo.delta, "max_fill_rounds": grpo.max_fill_rounds,
-        }
-        return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
+        own = preset.grpo.model_dump(
+            include={"max_prompt_length", "max_response_length", "max_tool_response_length", "kl_coef", "entropy_coef", "loss_agg_mode"}
+        )
+        return cls(**{**preset.grpo.shared_fields(), **own, **{k: v for k, v in settings.items() if v is not None}})
 
 
 def verl_recipe(preset: Preset, data: Path, out: Path, model: str | None = None, **overrides: Any) -> VerlRecipe:

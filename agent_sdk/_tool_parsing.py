@@ -164,10 +164,6 @@ def _from_spans(
         found = _calls_in_body(body.strip(), known_tools=known_tools, tagged=tagged, repairs=repairs)
         if found:
             calls.extend(found)
-            if body.lstrip().startswith("{{"):
-                # doubled braces open two and close four: the span stopped at the first pair
-                while end < len(content) and content[end] == "}":
-                    end += 1
             kept.append((start, end))
     if not calls:
         return ParsedCalls(content_without_calls=content)
@@ -239,7 +235,12 @@ def _make_call(
 
 
 def _json_objects(content: str) -> list[tuple[int, int, str]]:
-    """Top-level `{...}` spans of `content` (string-aware); an unclosed last one runs to the end."""
+    """Top-level `{...}` spans of `content` (string-aware); an unclosed last one runs to the end.
+
+    A span opened with doubled braces (`{{"name": ...}}`, a template's escaping copied) runs
+    through the closing braces right after it: such a call opens two and closes four, so its
+    depth reaches zero a pair early.
+    """
     spans: list[tuple[int, int, str]] = []
     depth, start, quote, escaped = 0, -1, "", False
     for i, ch in enumerate(content):
@@ -260,7 +261,10 @@ def _json_objects(content: str) -> list[tuple[int, int, str]]:
         elif ch == "}" and depth > 0:
             depth -= 1
             if depth == 0:
-                spans.append((start, i + 1, content[start : i + 1]))
+                end = i + 1
+                if content.startswith("{{", start):
+                    end += len(content[end:]) - len(content[end:].lstrip("}"))
+                spans.append((start, end, content[start:end]))
     if depth > 0:
         spans.append((start, len(content), content[start:]))
     return spans

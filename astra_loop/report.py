@@ -57,11 +57,11 @@ def step_lines(records: list[dict[str, Any]]) -> list[str]:
         fill = r.get("batch_filling") or {}
         rows.append([
             str(r["step"]), f"{r.get('reward', 0.0):.3f}", f"{r.get('batch_reward', 0.0):.3f}", str(fill.get("kept", "-")),
-            str(r.get("episodes", "-")), str(r.get("tool_calls", "-")), f"{r.get('logprob_gap', 0.0):.3f}", f"{r.get('kl', 0.0):.4f}",
+            str(r.get("episodes", "-")), str(r.get("tool_calls", "-")), str(r.get("unfinished", "-")), f"{r.get('logprob_gap', 0.0):.3f}", f"{r.get('kl', 0.0):.4f}",
             f"{r.get('clip_fraction', 0.0):.3f}", f"{r.get('rollout_s', 0.0):.0f}", f"{r.get('update_s', 0.0):.0f}",
             f"{r.get('serve_s', 0.0) + r.get('save_s', 0.0):.0f}",
         ])  # fmt: skip
-    headers = ["step", "reward", "trained reward", "valid groups", "episodes", "tool calls", "gap |Δlogp|", "KL", "clipped",
+    headers = ["step", "reward", "trained reward", "valid groups", "episodes", "tool calls", "unanswered", "gap |Δlogp|", "KL", "clipped",
                "rollout s", "update s", "serve+save s"]  # fmt: skip
     return _table(headers, rows) + [""]
 

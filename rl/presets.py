@@ -44,6 +44,11 @@ class GrpoSettings(BaseModel):
         default=0, ge=0, description="Served: play the validation split before step 1, every N steps and after the last (0: never)."
     )
     val_episodes: int = Field(default=2, ge=1, description="Served: seeded episodes per validation task (the evaluation's protocol at small k).")
+    unfinished_reward_scale: float = Field(
+        default=1.0, ge=0, le=1,
+        description="Served: the trained reward of a rollout that ends without a final answer is its F1 times this "
+        "(1: ASTRA's reward, F1 alone; logs, validation and evaluation always report plain F1).",
+    )
 
     def shared_fields(self) -> dict[str, Any]:
         """The settings every engine's recipe takes under the same names: the group, the rollout and batch filling."""

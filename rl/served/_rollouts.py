@@ -26,16 +26,22 @@ class Rollout(BaseModel):
     reward: RewardParts
 
 
+def finished(rollout: Rollout) -> bool:
+    """Whether the episode ended with a final answer (not at the turn limit, the token budget or a model error)."""
+    return rollout.trajectory.stop_reason == "final_answer"
+
+
 class RolloutGroup(BaseModel):
     """A task's rollouts (a GRPO group) with their group-normalized advantages."""
 
     task: RlTask
     rollouts: list[Rollout]
+    unfinished_scale: float = Field(default=1.0, ge=0, le=1, description="Multiplies the F1 of a rollout without a final answer.")
 
     @property
     def rewards(self) -> list[float]:
-        """The F1 reward of each rollout."""
-        return [r.reward.reward for r in self.rollouts]
+        """The reward GRPO trains on: each rollout's F1, times `unfinished_scale` when it ended without a final answer."""
+        return [r.reward.reward * (1.0 if finished(r) else self.unfinished_scale) for r in self.rollouts]
 
     def advantages(self, eps: float = 1e-6) -> list[float]:
         """GRPO advantages: (reward - group mean) / (group std + eps); all 0 for a constant group."""
@@ -51,6 +57,9 @@ class RolloutSettings(BaseModel):
     max_tokens: int = Field(ge=8, description="Reply budget of one model request.")
     temperature: float = Field(default=1.0, gt=0, description="Sampling temperature (GRPO samples at 1.0).")
     call_timeout_s: float = Field(default=30.0, gt=0)
+    # An unanswered episode still scores F1 on its calls, so within a group one that keeps calling
+    # until the turn limit can outscore one that answers: a scale < 1 makes answering pay.
+    unfinished_scale: float = Field(default=1.0, ge=0, le=1, description="Multiplies the trained reward of an episode without a final answer.")
 
 
 def _split_prompt(task: RlTask) -> tuple[str | None, str]:
@@ -81,7 +90,7 @@ async def play_group(model: ChatModel, arena_url: str, task: RlTask, size: int, 
     async with anyio.create_task_group() as tg:
         for index in range(size):
             tg.start_soon(play, index)
-    return RolloutGroup(task=task, rollouts=[r for r in rollouts if r is not None])
+    return RolloutGroup(task=task, rollouts=[r for r in rollouts if r is not None], unfinished_scale=settings.unfinished_scale)
 
 
 async def play_round(model: ChatModel, arena_url: str, tasks: Sequence[RlTask], size: int, settings: RolloutSettings) -> list[RolloutGroup]:

@@ -35,7 +35,7 @@ from rl.datasets import RlTask, load_envs, read_trl_tasks
 from rl.exceptions import TrainingSetupError
 from rl.grpo_recipe import GrpoRecipe
 from rl.presets import CPU_SMALL, Preset
-from rl.served._rollouts import RolloutGroup, RolloutSettings, play_round
+from rl.served._rollouts import RolloutGroup, RolloutSettings, finished, play_round
 from rl.served._update import PolicyUpdate, UpdateStats
 from rl.served._validation import mean_or_zero, play_validation
 
@@ -64,6 +64,9 @@ class ServedRecipe(GrpoRecipe):
         default=_CPU.val_every, ge=0, description="Play `val.jsonl` before step 1, every N steps and after the last (0: never)."
     )
     val_episodes: int = Field(default=_CPU.val_episodes, ge=1, description="Seeded episodes per validation task.")
+    unfinished_reward_scale: float = Field(
+        default=_CPU.unfinished_reward_scale, ge=0, le=1, description="The trained reward of a rollout without a final answer is F1 times this."
+    )
 
     @classmethod
     def preset_fields(cls, preset: Preset) -> dict[str, Any]:
@@ -72,7 +75,7 @@ class ServedRecipe(GrpoRecipe):
         return {
             **super().preset_fields(preset), "max_steps": grpo.max_steps or 20, "max_reply_tokens": grpo.max_reply_tokens,
             "max_train_tokens": grpo.max_prompt_length + grpo.max_response_length, "clip_ratio": grpo.clip_ratio,
-            "val_every": grpo.val_every, "val_episodes": grpo.val_episodes,
+            "val_every": grpo.val_every, "val_episodes": grpo.val_episodes, "unfinished_reward_scale": grpo.unfinished_reward_scale,
         }
 
 
@@ -84,6 +87,7 @@ class StepRecord(BaseModel):
     batch_reward: float = Field(description="Mean F1 over the rollouts trained on (valid groups only).")
     episodes: int
     tool_calls: int
+    unfinished: int = Field(default=0, description="Rollouts that ended without a final answer (turn limit, token budget, model error).")
     loss: float
     grad_norm: float
     samples: int
@@ -262,7 +266,7 @@ class _Run:
         )
         self.rollout = RolloutSettings(
             max_turns=recipe.max_turns, max_tokens=recipe.max_reply_tokens, temperature=recipe.temperature,
-            call_timeout_s=recipe.call_timeout_s,
+            call_timeout_s=recipe.call_timeout_s, unfinished_scale=recipe.unfinished_reward_scale,
         )
 
     async def load(self) -> None:
@@ -320,7 +324,7 @@ class _Run:
         trained = [r for g in batch for r in g.rollouts]
         record = StepRecord(
             step=step, reward=mean_or_zero([r.reward.reward for r in rollouts]), batch_reward=mean_or_zero([r.reward.reward for r in trained]),
-            episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
+            episodes=len(rollouts), tool_calls=sum(r.reward.c for r in rollouts), unfinished=sum(not finished(r) for r in rollouts), loss=stats.loss, grad_norm=stats.grad_norm,
             samples=stats.samples, turns=stats.turns, tokens=stats.tokens, rerendered=stats.rerendered, too_long=stats.too_long, logprob_gap=stats.logprob_gap,
             kl=stats.kl, clip_fraction=stats.clip_fraction, repairs=sum(len(r.trajectory.repairs) for r in rollouts),
             carried_groups=sum(1 for g in batch if not any(g is p for p in played)), shared_prefix_tokens=stats.shared_prefix_tokens, backend=server.served.backend if server.served else "", serve_s=round(serve_s, 1), rollout_s=round(t2 - t1, 1),

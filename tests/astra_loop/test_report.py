@@ -69,14 +69,14 @@ def test_a_finished_run_renders_the_funnel_curve_and_before_after_table(tmp_path
 
 def test_the_validation_curve_is_tabled_beside_the_per_step_log(tmp_path: Path) -> None:
     layout = _finished_run(tmp_path / "run")
-    steps = [{"step": 1, "reward": 0.3, "batch_reward": 0.35, "episodes": 8, "tool_calls": 12, "logprob_gap": 0.012, "kl": 0.0004,
+    steps = [{"step": 1, "reward": 0.3, "batch_reward": 0.35, "episodes": 8, "tool_calls": 12, "unfinished": 3, "logprob_gap": 0.012, "kl": 0.0004,
               "clip_fraction": 0.01, "rollout_s": 80.0, "update_s": 40.0, "serve_s": 5.0, "save_s": 2.0, "batch_filling": {"kept": 2}}]
     (layout.grpo / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in steps))
     points = [{"step": s, "tasks": 3, "episodes": 6, "reward": 0.2, "recall": 0.5 - 0.1 * s, "answer_correct": 0.25, "tool_calls": 9,
                "wall_s": 30.0} for s in (0, 1)]
     (layout.grpo / "validation.jsonl").write_text("".join(json.dumps(p) + "\n" for p in points))
     text = render_report(layout.out, list(STAGE_NAMES)).read_text()
-    assert "| 1 | 0.300 | 0.350 | 2 | 8 | 12 | 0.012 | 0.0004 | 0.010 | 80 | 40 | 7 |" in text
+    assert "| 1 | 0.300 | 0.350 | 2 | 8 | 12 | 3 | 0.012 | 0.0004 | 0.010 | 80 | 40 | 7 |" in text
     assert "### Validation (the split GRPO does not train on)" in text
     assert "Rollouts served by" not in text, "older metrics carry no backend"
     assert "| 0 | 6 | 0.200 | 0.500 | 0.250 | 9 |" in text and "| 1 | 6 | 0.200 | 0.400 | 0.250 | 9 |" in text

@@ -89,6 +89,9 @@ def test_served_recipe_takes_the_presets_grpo_settings(tmp_path):
     recipe = ServedRecipe.from_preset(ASTRA, **paths, lr=None, group_size=4)
     assert (recipe.prompts_per_step, recipe.lr, recipe.max_turns, recipe.group_size) == (256, 2e-6, 32, 4)
     assert recipe.max_train_tokens == 25_600 + 49_152
+    assert recipe.unfinished_reward_scale == 1.0, "ASTRA's reward is F1 alone"
+    shaped = ASTRA.model_copy(update={"grpo": ASTRA.grpo.model_copy(update={"unfinished_reward_scale": 0.0})})
+    assert ServedRecipe.from_preset(shaped, **paths).unfinished_reward_scale == 0.0
 
 
 def test_served_grpo_can_serve_in_the_trainers_precision(tmp_path):

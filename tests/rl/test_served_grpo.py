@@ -37,6 +37,16 @@ def test_advantages_are_group_normalized():
     assert flat.advantages() == [0.0, 0.0]
 
 
+def test_an_unanswered_rollout_trains_on_its_scaled_reward():
+    answered, unanswered = _rollout("Porto", 0.5), _rollout("Porto", 0.6)
+    answered.trajectory.stop_reason, unanswered.trajectory.stop_reason = "final_answer", "max_turns"
+    astra = RolloutGroup.model_construct(task=None, rollouts=[answered, unanswered])
+    assert astra.rewards == [0.5, 0.6] and astra.advantages()[1] > 0, "F1 alone: calling on to the turn limit wins"
+    shaped = RolloutGroup.model_construct(task=None, rollouts=[answered, unanswered], unfinished_scale=0.0)
+    assert shaped.rewards == [0.5, 0.0] and shaped.advantages() == pytest.approx([1.0, -1.0], abs=1e-5)
+    assert unanswered.reward.reward == 0.6, "the logged F1 is not changed"
+
+
 def test_update_raises_the_better_rollouts_likelihood(policy_dir):
     import torch
 
@@ -135,7 +145,8 @@ async def test_a_step_trains_on_exactly_the_ids_the_sampler_produced(envs, polic
     task = build_tasks(envs[:1])[0]
     sampler = LocalChatModel(str(policy_dir))
     async with serve_arena(envs[:1]) as arena:
-        group = await play_group(sampler, arena.base_url, task, 2, RolloutSettings(max_turns=2, max_tokens=24))
+        group = await play_group(sampler, arena.base_url, task, 2, RolloutSettings(max_turns=2, max_tokens=24, unfinished_scale=0.5))
+    assert group.unfinished_scale == 0.5
     steps = [s for r in group.rollouts for s in r.trajectory.steps]
     assert steps and all(s.tokens is not None and len(s.tokens.logprobs) == len(s.tokens.completion_ids) > 0 for s in steps)
     # give the two rollouts different rewards, so both carry an advantage

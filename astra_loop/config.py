@@ -63,7 +63,7 @@ def _merge(base: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
 PRESETS: dict[str, LoopPreset] = {
     "cpu-small": LoopPreset(
         name="cpu-small", recipe=CPU_SMALL, synth_rows=8, sft_rollouts_per_server=4, synth_concurrency=8,
-        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, distractors_per_band=1,
+        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, eval_episodes=2, distractors_per_band=1,
     ),
     "astra": LoopPreset(
         name="astra", recipe=ASTRA, synth_rows=400, sft_rollouts_per_server=None, synth_concurrency=64,

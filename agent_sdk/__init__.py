@@ -3,7 +3,7 @@
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir, is_local_target, load_causal_lm, load_tokenizer, local_model_path
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir, is_endpoint_target, is_local_target, load_causal_lm, load_tokenizer, local_model_path, model_fingerprint
 from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
     SFT_FILES,
@@ -119,10 +119,12 @@ __all__ = [
     "cache_dir",
     "embedded_model_dir",
     "find_vllm_python",
+    "is_endpoint_target",
     "is_local_target",
     "load_causal_lm",
     "load_tokenizer",
     "local_model_path",
+    "model_fingerprint",
     "model_from_target",
     "serve_model",
 ]

@@ -21,7 +21,12 @@ from typing import Literal
 
 import anyio.to_thread
 
-from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, is_local_target
+from agent_sdk._embedded import (
+    EMBEDDED_MODELS,
+    STUDENT,
+    is_endpoint_target,
+    is_local_target,
+)
 from agent_sdk._messages import SamplingSettings
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import ENV_BASE_URL, OpenAIChatModel
@@ -87,7 +92,7 @@ async def model_from_target(
             ignored = f" (model name {model_name!r} ignored)" if model_name else ""
             announce(f"model: no endpoint given (--base-url or ${ENV_BASE_URL}); starting the embedded model {default!r}{ignored}")
             target, model_name = default, None
-    if target.startswith(("http://", "https://")):
+    if is_endpoint_target(target):
         async with OpenAIChatModel(
             model_name, base_url=target, api_key=api_key, settings=settings, max_concurrency=max_concurrency, timeout_s=timeout_s
         ) as remote:

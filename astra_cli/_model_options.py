@@ -84,11 +84,11 @@ class ModelChoice(BaseModel):
 
     def target(self) -> tuple[str | None, str | None]:
         """(target for `model_from_target`, model name to request)."""
-        from agent_sdk import is_local_target
+        from agent_sdk import is_endpoint_target, is_local_target
 
         if self.base_url:
             return self.base_url, self.model
-        if self.model and (self.model.startswith(("http://", "https://")) or is_local_target(self.model)):
+        if is_endpoint_target(self.model) or is_local_target(self.model):
             return self.model, None
         return None, self.model
 

@@ -7,7 +7,7 @@ GRPO reward curve and the per-environment before/after table.
 
 from astra_loop.cold_start import ColdStartData, cold_start_data
 from astra_loop.config import EXAMPLE_ENVS, PRESETS, Layout, LoopConfig, LoopPreset, preset
-from astra_loop.evaluate import EpisodeScore, EvalProtocol, EvalResult, evaluate, model_fingerprint, paired_difference
+from astra_loop.evaluate import EpisodeScore, EvalProtocol, EvalResult, evaluate, paired_difference
 from astra_loop.exceptions import LoopConfigError, OverlapError, RecipeError, StageError
 from astra_loop.loop import STAGE_NAMES, run_loop
 from astra_loop.overlap import Overlap, Question, check_separation, find_overlaps
@@ -37,7 +37,6 @@ __all__ = [
     "check_separation",
     "cold_start_data",
     "evaluate",
-    "model_fingerprint",
     "paired_difference",
     "find_overlaps",
     "preset",

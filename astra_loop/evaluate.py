@@ -68,7 +68,7 @@ class EvalResult(BaseModel):
 
     label: str = Field(description="'base', 'cold_start' or 'trained'.")
     model: str = Field(description="What was evaluated: a target string.")
-    fingerprint: str = Field(default="", description="What the model was, exactly (`model_fingerprint`): a result is reused only for the same one.")
+    fingerprint: str = Field(default="", description="What the model was, exactly (`agent_sdk.model_fingerprint`): a result is reused only for the same one.")
     envs_dir: str
     protocol: EvalProtocol = Field(default_factory=EvalProtocol.greedy)
     distractors: int = Field(default=0, description="Banded distractor tools per band and environment tool offered beside each environment's (0: none).")
@@ -166,32 +166,3 @@ async def evaluate(
         label=label, model=target, fingerprint=fingerprint, envs_dir=str(envs_dir), protocol=protocol, distractors=distractors, scores=scores,
         wall_s=round(time.monotonic() - started, 1),
     )  # fmt: skip
-
-
-_WEIGHTS = ("*.safetensors", "*.bin", "*.gguf", "*.pt")
-
-
-def model_fingerprint(target: str) -> str:
-    """What `target` is, exactly: an embedded model's pinned GGUF hash, the sha256 of a directory's or
-    file's weights, or an endpoint URL (an endpoint that changes its weights keeps its fingerprint).
-
-    An evaluation file is reused only under the same fingerprint: a directory retrained in place
-    keeps its path and changes its weights.
-    """
-    import hashlib
-
-    from agent_sdk import EMBEDDED_MODELS
-
-    if target in EMBEDDED_MODELS:
-        return f"embedded:{EMBEDDED_MODELS[target].gguf_sha256}"
-    path = Path(target)
-    if not path.exists():
-        return f"endpoint:{target}"
-    files = [path] if path.is_file() else sorted(f for pattern in _WEIGHTS for f in path.rglob(pattern) if f.is_file())
-    digest = hashlib.sha256()
-    for f in files:
-        digest.update(f.name.encode())
-        with f.open("rb") as handle:
-            while chunk := handle.read(1 << 22):
-                digest.update(chunk)
-    return f"weights:{digest.hexdigest()}" if files else f"path:{path.resolve()}"

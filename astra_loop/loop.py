@@ -213,8 +213,8 @@ class _Loop:
         return str(model_dir)
 
     async def evaluate(self) -> dict[str, Any]:
-        from agent_sdk import SamplingSettings
-        from astra_loop.evaluate import METRICS, EvalProtocol, EvalResult, model_fingerprint, paired_difference
+        from agent_sdk import SamplingSettings, model_fingerprint
+        from astra_loop.evaluate import METRICS, EvalProtocol, EvalResult, paired_difference
 
         await anyio.to_thread.run_sync(self._check_separation)
         p, results = self.preset, {}

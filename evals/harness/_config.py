@@ -9,7 +9,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
-from agent_sdk import EMBEDDED_MODELS, UserError, is_local_target
+from agent_sdk import EMBEDDED_MODELS, UserError, is_endpoint_target, is_local_target
 from harness._parallel import play_trials
 from harness._protocol import Protocol, load_protocol
 
@@ -52,14 +52,14 @@ class EvalConfig(BaseModel):
     @field_validator("model")
     @classmethod
     def _model_exists(cls, value: str | None) -> str | None:
-        if value is None or value == "local" or value.startswith(("http://", "https://")) or is_local_target(value):
+        if value is None or value == "local" or is_endpoint_target(value) or is_local_target(value):
             return value
         raise ValueError(f"--model {value!r}: not a URL, `local`, an embedded model ({', '.join(EMBEDDED_MODELS)}) nor an existing model directory or .gguf file")
 
     @field_validator("user_model_url")
     @classmethod
     def _user_is_an_endpoint(cls, value: str | None) -> str | None:
-        if value is not None and value != "local" and not value.startswith(("http://", "https://")):
+        if value is not None and value != "local" and not is_endpoint_target(value):
             raise ValueError(f"--user-model-url {value!r}: the simulated user must be an endpoint URL or `local`")
         return value
 
@@ -70,7 +70,7 @@ class EvalConfig(BaseModel):
             return None
         if self.model == "local":
             return "local"
-        return "endpoint" if self.model.startswith(("http://", "https://")) else "checkpoint"
+        return "endpoint" if is_endpoint_target(self.model) else "checkpoint"
 
     @property
     def has_model(self) -> bool:

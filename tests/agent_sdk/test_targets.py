@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_sdk import LocalChatModel, OpenAIChatModel, UserError, is_local_target, model_from_target
+from agent_sdk import LocalChatModel, OpenAIChatModel, UserError, is_endpoint_target, is_local_target, model_fingerprint, model_from_target
 
 pytestmark = pytest.mark.anyio
 
@@ -45,3 +45,16 @@ async def test_no_target_and_no_endpoint_starts_the_embedded_model_and_says_so(m
     async with model_from_target(None, model_name="gpt-4o", backend="local", announce=said.append) as model:
         assert isinstance(model, LocalChatModel) and model.name == "qwen2.5-coder-0.5b"
     assert "starting the embedded model" in said[0] and "'gpt-4o' ignored" in said[0]
+
+
+def test_a_fingerprint_names_what_the_target_is(tmp_path):
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    (model_dir / "model.safetensors").write_bytes(b"weights v1")
+    first = model_fingerprint(str(model_dir))
+    assert first.startswith("weights:") and model_fingerprint(str(model_dir)) == first
+    (model_dir / "model.safetensors").write_bytes(b"weights v2")
+    assert model_fingerprint(str(model_dir)) not in (first, ""), "retrained in place: a new fingerprint"
+    assert model_fingerprint("embedded").startswith("embedded:") and model_fingerprint("teacher") != model_fingerprint("embedded")
+    assert model_fingerprint("http://127.0.0.1:9/v1") == "endpoint:http://127.0.0.1:9/v1"
+    assert is_endpoint_target("https://x/v1") and not is_endpoint_target("embedded") and not is_endpoint_target(None)

@@ -2,8 +2,9 @@
 
 Verify the bundled environments, serve them from an arena, serve the embedded model
 (vLLM on the CPU, the transformers backend as fallback), run the model as an MCP client
-agent on every environment concurrently, score each episode with the F1 reward, write the
-trajectories and print a table.
+agent on every environment concurrently (the loop's evaluation, `astra_loop.evaluate`: one
+greedy episode each, or with `--episodes k` the sampled protocol with intervals), score each
+episode with the F1 reward, write the trajectories and print a table.
 """
 
 from __future__ import annotations
@@ -46,22 +47,16 @@ async def _golden_table(arena: RunningArena, envs: list[Any]) -> Table:
     return table
 
 
-async def _episode(arena: RunningArena, env: Any, model: Any, max_turns: int) -> dict[str, Any]:
-    from agent_sdk import Agent, Toolbox
-    from rl.reward import f1_reward
-
-    toolbox = Toolbox(arena.url(env.spec.id), timeout_s=env.spec.limits.call_timeout_s + 5)
-    trajectory = await Agent(model, toolbox, max_turns=max_turns).run(env.spec.task.question, metadata={"env_id": env.spec.id})
-    parts = f1_reward(trajectory, env.spec)
-    trajectory.metadata["reward"] = parts.model_dump()
-    return {"env": env, "trajectory": trajectory, "reward": parts}
-
-
-async def _run_demo(envs_dir: Path, policy: str | None, backend: str, out: Path, concurrency: int, max_turns: int, console: Console) -> float:
-    from agent_sdk import SamplingSettings, VllmOptions, model_from_target, write_trajectories_jsonl
+async def _run_demo(
+    envs_dir: Path, policy: str | None, backend: str, out: Path, concurrency: int, max_turns: int, episodes: int, console: Console
+) -> float:
+    from agent_sdk import STUDENT, SamplingSettings, Trajectory, VllmOptions, model_from_target, write_trajectories_jsonl
+    from astra_loop import EpisodeScore, EvalProtocol, evaluate
     from mcp_servers import SandboxConfig, load_env, serve_arena, verify_paths
 
     started = time.monotonic()
+    # one greedy episode per environment, or the loop's sampled protocol: k seeds at temperature 0.6, top-p 0.95
+    protocol = EvalProtocol.greedy() if episodes == 1 else EvalProtocol(episodes=episodes)
     async with SandboxConfig.from_env().build() as sandbox:
         report = await verify_paths([envs_dir], sandbox=sandbox)
         console.print(report.table())
@@ -71,43 +66,60 @@ async def _run_demo(envs_dir: Path, policy: str | None, backend: str, out: Path,
         async with serve_arena(envs, sandbox) as arena:
             console.print(f"arena: {len(envs)} environments at {arena.base_url}/envs/<env_id>/mcp")
             console.print(await _golden_table(arena, envs))
-            settings = SamplingSettings(temperature=0.0, max_tokens=256)
-            async with model_from_target(
-                policy, backend=backend, settings=settings, max_concurrency=concurrency,  # type: ignore[arg-type]
-                vllm_options=VllmOptions(), announce=lambda line: console.print(line, markup=False),
-            ) as model:  # fmt: skip
-                results: list[dict[str, Any]] = []
-                limiter = anyio.CapacityLimiter(concurrency)
-                columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-                with Progress(*columns, console=console) as progress:
-                    task = progress.add_task("episodes", total=len(envs))
+        settings = SamplingSettings(temperature=protocol.temperature, top_p=protocol.top_p, max_tokens=256)
+        async with model_from_target(
+            policy, backend=backend, settings=settings, max_concurrency=concurrency,  # type: ignore[arg-type]
+            vllm_options=VllmOptions(), announce=lambda line: console.print(line, markup=False),
+        ) as model:  # fmt: skip
+            played: list[Trajectory] = []
+            columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+            with Progress(*columns, console=console) as progress:
+                task = progress.add_task("episodes", total=len(envs) * episodes)
 
-                    async def one(env: Any) -> None:
-                        async with limiter:
-                            results.append(await _episode(arena, env, model, max_turns))
-                        progress.advance(task)
+                def scored(score: EpisodeScore, trajectory: Trajectory) -> None:
+                    trajectory.metadata["reward"] = score.model_dump(include={"reward", "n", "n_hat", "recall", "answer_correct", "c"})
+                    played.append(trajectory)
+                    progress.advance(task)
 
-                    async with anyio.create_task_group() as episodes:
-                        for env in envs:
-                            episodes.start_soon(one, env)
-    results.sort(key=lambda r: r["env"].path.name)
+                result = await evaluate(
+                    model, envs_dir, label="demo", target=policy or STUDENT.target, max_turns=max_turns, concurrency=concurrency,
+                    protocol=protocol, envs=envs, on_episode=scored,
+                )  # fmt: skip
+    played.sort(key=lambda t: (str(t.metadata.get("env_id")), t.metadata.get("seed") or 0))
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_trajectories_jsonl([r["trajectory"] for r in results], out)
+    write_trajectories_jsonl(played, out)
+    (out.parent / "eval.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    languages = {env.path.name: (env.spec.language, env.spec.task.scenario) for env in envs}
+    console.print(_episode_table(result, languages) if episodes == 1 else _sampled_table(result, languages))
+    mean = result.mean_reward
+    summary = {"mean_reward": mean, "episodes": len(result.scores), "wall_s": round(time.monotonic() - started, 1), "trajectories": str(out)}
+    if episodes > 1:
+        summary |= {metric: result.interval(metric).model_dump() for metric in ("reward", "recall", "answer_correct")}
+    console.print(f"mean reward {mean:.3f} over {len(result.scores)} episodes in {summary['wall_s']} s; trajectories: {out}")
+    (out.parent / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return mean
+
+
+def _episode_table(result: Any, languages: dict[str, tuple[str, str]]) -> Table:
     table = Table(title="astra demo: embedded model as an MCP agent on the example environments")
     for column in ("env", "lang", "scenario", "turns", "calls", "n_hat/n", "reward", "stop"):
         table.add_column(column, no_wrap=True)
-    for r in results:
-        env, traj, parts = r["env"], r["trajectory"], r["reward"]
-        table.add_row(
-            env.path.name, env.spec.language, env.spec.task.scenario, str(traj.turns), str(len(traj.tool_calls)),
-            f"{parts.n_hat}/{parts.n}", f"{parts.reward:.2f}", str(traj.stop_reason),
-        )
-    console.print(table)
-    mean = sum(r["reward"].reward for r in results) / len(results)
-    summary = {"mean_reward": mean, "episodes": len(results), "wall_s": round(time.monotonic() - started, 1), "trajectories": str(out)}
-    console.print(f"mean reward {mean:.3f} over {len(results)} episodes in {summary['wall_s']} s; trajectories: {out}")
-    (out.parent / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return mean
+    for s in result.scores:
+        table.add_row(s.env, *languages[s.env], str(s.turns), str(s.c), f"{s.n_hat}/{s.n}", f"{s.reward:.2f}", str(s.stop_reason))
+    return table
+
+
+def _sampled_table(result: Any, languages: dict[str, tuple[str, str]]) -> Table:
+    """Per environment the means over its seeded episodes; last, the means with their 95% bootstrap intervals."""
+    table = Table(title=f"astra demo: {result.protocol.episodes} sampled episodes per environment (T={result.protocol.temperature}, top-p {result.protocol.top_p})")
+    for column in ("env", "lang", "scenario", "F1", "recall", "answer", "calls"):
+        table.add_column(column, no_wrap=True)
+    means = {metric: result.env_means(metric) for metric in ("reward", "recall", "answer_correct", "c")}
+    for env in sorted(means["reward"].keys() - {"mean"}):
+        table.add_row(env, *languages[env], *(f"{means[m][env]:.2f}" for m in ("reward", "recall", "answer_correct")), f"{means['c'][env]:.1f}")
+    overall = [result.interval(m) for m in ("reward", "recall", "answer_correct", "c")]
+    table.add_row("all (95% CI)", "", "", *(f"{i.mean:.3f} [{i.low:.3f}, {i.high:.3f}]" for i in overall[:3]), f"{overall[3].mean:.1f}")
+    return table
 
 
 @app.command("demo")
@@ -118,6 +130,9 @@ def demo(
     out: Annotated[Path, typer.Option(help="Where to write trajectories JSONL.")] = Path("runs/demo/trajectories.jsonl"),
     concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 16,
     max_turns: Annotated[int, typer.Option(help="Model requests per episode.")] = 6,
+    episodes: Annotated[
+        int, typer.Option(min=1, help="Episodes per environment: 1 plays greedily; k > 1 plays the loop's sampled protocol (k seeds, T 0.6, top-p 0.95) and prints 95% intervals.")
+    ] = 1,
 ) -> None:
     """Verify the examples, serve them and the embedded model, run the agent, score with F1."""
     check_backend(backend)
@@ -127,7 +142,7 @@ def demo(
     from mcp_servers import McpServersError
 
     try:
-        anyio.run(lambda: _run_demo(envs, policy, backend, out, concurrency, max_turns, console))
+        anyio.run(lambda: _run_demo(envs, policy, backend, out, concurrency, max_turns, episodes, console))
     except (AgentSdkError, McpServersError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -13,14 +13,19 @@ interval (`astra_loop.intervals`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from astra_loop.exceptions import LoopConfigError
 from astra_loop.intervals import Interval, bootstrap_interval, paired_interval
+
+if TYPE_CHECKING:
+    from agent_sdk import Trajectory
+    from mcp_servers import Environment
 
 METRICS = ("reward", "recall", "answer_correct", "c")
 """The per-episode metrics an evaluation summarizes: F1, subtask recall, answer correctness, tool calls."""
@@ -110,16 +115,19 @@ def paired_difference(before: EvalResult, after: EvalResult, metric: str) -> Int
 async def evaluate(
     model: Any, envs_dir: Path, *, label: str, target: str, max_turns: int, concurrency: int, max_tokens: int = 256,
     protocol: EvalProtocol | None = None, fingerprint: str = "", distractors: int = 0, embedder: Any = None,
+    envs: Sequence[Environment] | None = None, on_episode: Callable[[EpisodeScore, Trajectory], None] | None = None,
 ) -> EvalResult:
     """Play every environment under `envs_dir` with `model` by `protocol` (default: 4 sampled seeds) and score each episode.
 
     With `distractors` > 0 each environment is offered, beside its own tools, banded distractors
     drawn from the other evaluation environments (as GRPO's rollouts are, `rl.sample_distractors`
     with that many per band; seed 0, so every model meets the same ones), and calls to them count
-    against F1 as in training.
+    against F1 as in training. `envs` plays those environments (of `envs_dir`, e.g. the ones that
+    passed verify) instead of every one found there; `on_episode` sees each scored episode with its
+    trajectory as it ends.
 
     Raises:
-        LoopConfigError: when `envs_dir` holds no environment.
+        LoopConfigError: when there is no environment to play.
     """
     from agent_sdk import Agent, SamplingSettings, Toolbox
     from mcp_servers import load_envs, serve_arena
@@ -128,7 +136,7 @@ async def evaluate(
     protocol = protocol or EvalProtocol()
     greedy = protocol.temperature == 0.0
 
-    envs = load_envs(envs_dir)
+    envs = list(envs) if envs is not None else load_envs(envs_dir)
     if not envs:
         raise LoopConfigError(f"{envs_dir}: no environments (*/env.json) to evaluate on")
     offered = (
@@ -147,13 +155,14 @@ async def evaluate(
                 agent = Agent(model, toolbox, max_turns=max_turns, settings=settings)
                 trajectory = await agent.run(env.spec.task.question, metadata={"env_id": env.spec.id, "seed": seed})
             parts = f1_reward(trajectory, env.spec, distractor_names=[r.partition(".")[2] for r in refs])
-            scores.append(
-                EpisodeScore(
-                    env=env.path.name, env_id=env.spec.id, seed=seed, reward=parts.reward, n=parts.n, n_hat=parts.n_hat,
-                    recall=parts.recall, answer_correct=answer_correctness(trajectory.final_answer, env.spec), c=parts.c,
-                    turns=trajectory.turns, stop_reason=str(trajectory.stop_reason) if trajectory.stop_reason else None,
-                )
+            score = EpisodeScore(
+                env=env.path.name, env_id=env.spec.id, seed=seed, reward=parts.reward, n=parts.n, n_hat=parts.n_hat,
+                recall=parts.recall, answer_correct=answer_correctness(trajectory.final_answer, env.spec), c=parts.c,
+                turns=trajectory.turns, stop_reason=str(trajectory.stop_reason) if trajectory.stop_reason else None,
             )
+            scores.append(score)
+            if on_episode is not None:
+                on_episode(score, trajectory)
 
         # greedy decoding plays one episode: more would repeat it
         seeds: list[int | None] = [None] if greedy else list(protocol.seeds)

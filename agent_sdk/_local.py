@@ -30,6 +30,7 @@ from agent_sdk._cpu import cpu_has_bf16
 from agent_sdk._embedded import STUDENT, load_causal_lm, local_model_path, served_model_name
 from agent_sdk._messages import ChatMessage, ModelResponse, SampledTokens, SamplingSettings, Usage
 from agent_sdk._model import ModelProfile, merge_settings
+from agent_sdk._schema_subset import map_schemas
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
 from agent_sdk.exceptions import ContextOverflowError, ModelError, UserError
 
@@ -350,16 +351,4 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def _strip_schema(schema: Any) -> Any:
-    if isinstance(schema, list):
-        return [_strip_schema(s) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in ("title", "$schema"):
-            continue
-        if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
-            out[key] = {name: _strip_schema(sub) for name, sub in value.items()}
-        else:
-            out[key] = _strip_schema(value)
-    return out
+    return map_schemas(schema, lambda s: {key: value for key, value in s.items() if key not in ("title", "$schema")})

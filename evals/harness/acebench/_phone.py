@@ -23,7 +23,7 @@ with 120 yuan at Jiutian BBQ); one product each is added for them, marked below.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.acebench._scenario import Scenario, ScenarioError
 
@@ -77,11 +77,9 @@ class BaseApi(Scenario):
     """The phone itself: Wi-Fi and the device login the other phone apps depend on."""
 
     NAME = "BaseApi"
-    STATE = ("wifi", "logged_in")
-
-    def __init__(self) -> None:
-        self.wifi = False
-        self.logged_in = False
+    STATE: ClassVar[dict[str, Any]] = {"wifi": False, "logged_in": False}
+    wifi: bool
+    logged_in: bool
 
     def turn_on_wifi(self) -> dict[str, Any]:
         self.wifi = True
@@ -99,15 +97,20 @@ class BaseApi(Scenario):
             raise ScenarioError("Wi-Fi is off; turn on Wi-Fi first.")
 
 
-class MessageApi(Scenario):
+class _PhoneApp(Scenario):
+    """An app on the phone: its calls ask the phone (`device`) for the login or Wi-Fi they need."""
+
+    def __init__(self, device: BaseApi) -> None:
+        super().__init__()
+        self.device = device
+
+
+class MessageApi(_PhoneApp):
     """Text messages between the six users, in one inbox of limited capacity."""
 
     NAME = "MessageApi"
-    STATE = ("inbox",)
-
-    def __init__(self, device: BaseApi) -> None:
-        self.device = device
-        self.inbox: dict[str, dict[str, Any]] = {k: dict(v) for k, v in _INBOX.items()}
+    STATE: ClassVar[dict[str, Any]] = {"inbox": _INBOX}
+    inbox: dict[str, dict[str, Any]]
 
     @staticmethod
     def _user_id(name: str) -> str:
@@ -164,15 +167,12 @@ class MessageApi(Scenario):
         return {"status": True, "message_id": int(self._by_time()[0])}
 
 
-class ReminderApi(Scenario):
+class ReminderApi(_PhoneApp):
     """Reminders with a title, a description and a time."""
 
     NAME = "ReminderApi"
-    STATE = ("reminder_list",)
-
-    def __init__(self, device: BaseApi) -> None:
-        self.device = device
-        self.reminder_list: dict[str, dict[str, Any]] = {k: dict(v) for k, v in _REMINDERS.items()}
+    STATE: ClassVar[dict[str, Any]] = {"reminder_list": _REMINDERS}
+    reminder_list: dict[str, dict[str, Any]]
 
     def add_reminder(self, title: str, description: str, time: str) -> dict[str, Any]:
         self.device.require(login=True)
@@ -197,17 +197,14 @@ class ReminderApi(Scenario):
         return {"status": True, "reminders": found}
 
 
-class FoodPlatform(Scenario):
+class FoodPlatform(_PhoneApp):
     """Food delivery: platform accounts with balances, merchants' menus, orders."""
 
     NAME = "FoodPlatform"
-    STATE = ("users", "logged_in_users", "orders")
-
-    def __init__(self, device: BaseApi) -> None:
-        self.device = device
-        self.users: dict[str, dict[str, Any]] = {k: dict(v) for k, v in _FOOD_USERS.items()}
-        self.logged_in_users: list[str] = []
-        self.orders: list[dict[str, Any]] = []
+    STATE: ClassVar[dict[str, Any]] = {"users": _FOOD_USERS, "logged_in_users": [], "orders": []}
+    users: dict[str, dict[str, Any]]
+    logged_in_users: list[str]
+    orders: list[dict[str, Any]]
 
     def _account(self, name: str) -> dict[str, Any]:
         if name not in self.users:

@@ -19,7 +19,11 @@ class Scenario:
     """A scenario class: its state attributes (`STATE`) are what the end-state check compares."""
 
     NAME: ClassVar[str]
-    STATE: ClassVar[tuple[str, ...]]
+    STATE: ClassVar[dict[str, Any]]
+    """Each compared attribute and its default: every instance starts from a copy of these."""
+
+    def __init__(self) -> None:
+        self.load(self.STATE)
 
     def load(self, overrides: dict[str, Any]) -> None:
         """Apply an entry's `initial_config` for this class (attribute -> value).

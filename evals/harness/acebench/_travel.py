@@ -22,7 +22,7 @@ gold end states show.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.acebench._scenario import Scenario, ScenarioError
 
@@ -82,11 +82,12 @@ class Travel(Scenario):
     """Flight booking: look up flights and reservations, reserve, modify, cancel."""
 
     NAME = "Travel"
-    STATE = ("users", "reservations")
+    STATE: ClassVar[dict[str, Any]] = {"users": _USERS, "reservations": _RESERVATIONS}
+    users: dict[str, dict[str, Any]]
+    reservations: list[dict[str, Any]]
 
     def __init__(self) -> None:
-        self.users: dict[str, dict[str, Any]] = {k: dict(v) for k, v in _USERS.items()}
-        self.reservations: list[dict[str, Any]] = [dict(r) for r in _RESERVATIONS]
+        super().__init__()
         self.flights = {f["flight_no"]: f for f in FLIGHTS}
 
     def _user(self, user_id: str, password: str | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from collections.abc import Sequence
 from typing import Any
 
@@ -137,6 +137,7 @@ def clipped_objective(logp: Any, old: Any | None, advantage: float, clip: float)
     return objective, gap
 
 
+@dataclass(eq=False)  # equal only to itself: field equality would compare parameter tensors
 class PolicyUpdate:
     """AdamW over the policy's trainable parameters, one step per GRPO batch.
 
@@ -151,19 +152,21 @@ class PolicyUpdate:
             sequence; the same gradient from more forward passes, the baseline `bench/grpo_update.py` measures).
     """
 
-    def __init__(
-        self, model: Any, tokenizer: Any, *, lr: float, max_tokens: int, max_grad_norm: float = 1.0, clip_ratio: float = 0.2,
-        share_prefix: bool = True,
-    ) -> None:  # fmt: skip
+    model: Any = field(repr=False)
+    tokenizer: Any = field(repr=False)
+    _: KW_ONLY
+    lr: InitVar[float]
+    max_tokens: int
+    max_grad_norm: float = 1.0
+    clip_ratio: float = 0.2
+    share_prefix: bool = True
+    parameters: list[Any] = field(init=False, repr=False)
+    optimizer: Any = field(init=False, repr=False)
+
+    def __post_init__(self, lr: float) -> None:
         import torch
 
-        self.model = model
-        self.tokenizer = tokenizer
-        self.max_tokens = max_tokens
-        self.max_grad_norm = max_grad_norm
-        self.clip_ratio = clip_ratio
-        self.share_prefix = share_prefix
-        self.parameters = [p for p in model.parameters() if p.requires_grad]
+        self.parameters = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(self.parameters, lr=lr, weight_decay=0.0)
 
     def samples(self, groups: Sequence[RolloutGroup]) -> tuple[list[Sample], int, int]:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -222,6 +223,7 @@ def _judge(
     return None
 
 
+@dataclass
 class _Run:
     """One cold-start run over an output directory: plan, resume, play, append, export.
 
@@ -229,19 +231,21 @@ class _Run:
     environment, tool)` pairs, as the arena resolves `<env_id>.<tool>` refs.
     """
 
-    def __init__(
-        self, out: Path, config: ColdStartConfig, model: ChatModel | None, sandbox: Sandbox,
-        offered: dict[str, list[tuple[Environment, ToolSpec]]],
-    ) -> None:  # fmt: skip
-        self.out = out
-        self.config = config
-        self.model = model
-        self.sandbox = sandbox
-        self.offered = offered
-        self.kept: dict[str, Trajectory] = {}
-        self.rejected: dict[str, RejectedRecord] = {}
-        self.trajectories_file = out / "trajectories.jsonl"
-        self.rejected_file = out / "rejected.jsonl"
+    out: Path
+    config: ColdStartConfig
+    model: ChatModel | None
+    sandbox: Sandbox
+    offered: dict[str, list[tuple[Environment, ToolSpec]]]
+    kept: dict[str, Trajectory] = field(init=False, default_factory=dict)
+    rejected: dict[str, RejectedRecord] = field(init=False, default_factory=dict)
+
+    @property
+    def trajectories_file(self) -> Path:
+        return self.out / "trajectories.jsonl"
+
+    @property
+    def rejected_file(self) -> Path:
+        return self.out / "rejected.jsonl"
 
     def resume(self) -> None:
         """Load the records an earlier run of this directory finished."""

@@ -25,24 +25,9 @@ from typing import Any
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from mcp_servers import (
-    Environment,
-    GoldenCall,
-    Sandbox,
-    Source,
-    Subtask,
-    Task,
-    ToolOutcome,
-    answer_in_output,
-    dependency_order,
-)
+from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task, ToolOutcome, answer_in_output, dependency_order
 from synth.env._code import check_code, render_module
-from synth.env._import_formats import (
-    Defect,
-    ParsedRow,
-    ParsedSubtask,
-    ParsedTool,
-)
+from synth.env._import_formats import Defect, ParsedRow, ParsedSubtask, ParsedTool
 from synth.exceptions import CodeProblem
 
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|(?<!\w)\'([^\'\n]+)\'(?!\w)|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')

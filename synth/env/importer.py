@@ -21,23 +21,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import format_validation_error, read_jsonl
-from mcp_servers import (
-    Environment,
-    GoldenCall,
-    Sandbox,
-    Source,
-    Subtask,
-    Task,
-    dependency_scenario,
-    verify_env,
-)
+from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task, dependency_scenario, verify_env
 from synth.env._assemble import write_env
-from synth.env._import_formats import (
-    Defect,
-    ParsedRow,
-    decode,
-    parse_row,
-)
+from synth.env._import_formats import Defect, ParsedRow, decode, parse_row
 from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module
 from synth.env._seeds import detect_language
 from synth.exceptions import RowError

@@ -3,7 +3,7 @@
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir, is_endpoint_target, is_local_target, load_causal_lm, load_tokenizer, local_model_path, model_fingerprint
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir, is_endpoint_target, is_local_target, load_causal_lm, load_tokenizer, local_model_path
 from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
     SFT_FILES,
@@ -25,7 +25,7 @@ from agent_sdk._model import ChatModel, ModelProfile, WrapperModel, merge_settin
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._request_guard import RequestGuard
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model
-from agent_sdk._targets import model_from_target
+from agent_sdk._targets import model_fingerprint, model_from_target
 from agent_sdk._tool_parsing import ParsedCalls, parse_arguments, parse_tool_calls
 from agent_sdk._tool_source import ToolInfo, ToolResult, ToolSource, WrapperTools
 from agent_sdk._toolbox import Toolbox

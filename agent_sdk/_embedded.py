@@ -53,7 +53,6 @@ __all__ = [
     "load_causal_lm",
     "load_tokenizer",
     "local_model_path",
-    "model_fingerprint",
     "restore_control_tokens",
     "served_model_name",
 ]
@@ -156,31 +155,6 @@ def is_local_target(target: str | None) -> bool:
     if not target or is_endpoint_target(target):
         return False
     return target in EMBEDDED_MODELS or Path(target).expanduser().exists()
-
-
-_WEIGHTS = ("*.safetensors", "*.bin", "*.gguf", "*.pt")
-
-
-def model_fingerprint(target: str) -> str:
-    """What `target` is, exactly: an embedded model's pinned GGUF hash, the sha256 of a directory's or
-    file's weights, or an endpoint URL (an endpoint that changes its weights keeps its fingerprint).
-
-    A result computed with a model (an evaluation file) is reused only under the same fingerprint:
-    a directory retrained in place keeps its path and changes its weights.
-    """
-    if target in EMBEDDED_MODELS:
-        return f"embedded:{EMBEDDED_MODELS[target].gguf_sha256}"
-    path = Path(target)
-    if is_endpoint_target(target) or not path.exists():
-        return f"endpoint:{target}"
-    files = [path] if path.is_file() else sorted(f for pattern in _WEIGHTS for f in path.rglob(pattern) if f.is_file())
-    digest = hashlib.sha256()
-    for f in files:
-        digest.update(f.name.encode())
-        with f.open("rb") as handle:
-            while chunk := handle.read(1 << 22):
-                digest.update(chunk)
-    return f"weights:{digest.hexdigest()}" if files else f"path:{path.resolve()}"
 
 
 def local_model_path(target: str | Path) -> Path:

@@ -13,10 +13,12 @@ code that reads an embedded name.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Literal
 
 import anyio.to_thread
@@ -33,7 +35,7 @@ from agent_sdk._openai import ENV_BASE_URL, OpenAIChatModel
 from agent_sdk._serve import VllmOptions, find_vllm_python, serve_model
 from agent_sdk.exceptions import UserError
 
-__all__ = ["LocalBackend", "model_from_target"]
+__all__ = ["LocalBackend", "model_fingerprint", "model_from_target"]
 
 LocalBackend = Literal["auto", "vllm", "local"]
 """How a local model is run: "auto" (vLLM if installed, else transformers), "vllm" or "local"."""
@@ -121,3 +123,28 @@ async def model_from_target(
     local = await anyio.to_thread.run_sync(lambda: LocalChatModel(target, name=model_name, settings=settings))
     announce(f"model: {local.name} via transformers in this process")
     yield local
+
+
+_WEIGHTS = ("*.safetensors", "*.bin", "*.gguf", "*.pt")
+
+
+def model_fingerprint(target: str) -> str:
+    """What `target` is, exactly: an embedded model's pinned GGUF hash, the sha256 of a directory's or
+    file's weights, or an endpoint URL (an endpoint that changes its weights keeps its fingerprint).
+
+    A result computed with a model (an evaluation file) is reused only under the same fingerprint:
+    a directory retrained in place keeps its path and changes its weights.
+    """
+    if target in EMBEDDED_MODELS:
+        return f"embedded:{EMBEDDED_MODELS[target].gguf_sha256}"
+    path = Path(target)
+    if is_endpoint_target(target) or not path.exists():
+        return f"endpoint:{target}"
+    files = [path] if path.is_file() else sorted(f for pattern in _WEIGHTS for f in path.rglob(pattern) if f.is_file())
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.name.encode())
+        with f.open("rb") as handle:
+            while chunk := handle.read(1 << 22):
+                digest.update(chunk)
+    return f"weights:{digest.hexdigest()}" if files else f"path:{path.resolve()}"

@@ -23,12 +23,7 @@ from typing import Literal
 
 import anyio.to_thread
 
-from agent_sdk._embedded import (
-    EMBEDDED_MODELS,
-    STUDENT,
-    is_endpoint_target,
-    is_local_target,
-)
+from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, is_endpoint_target, is_local_target
 from agent_sdk._messages import SamplingSettings
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import ENV_BASE_URL, OpenAIChatModel

@@ -24,6 +24,7 @@ from astra_cli._apps import app
 from astra_cli._model_options import BackendOption, PolicyOption, check_backend
 
 if TYPE_CHECKING:
+    from astra_loop import EvalResult
     from mcp_servers import RunningArena
 
 _EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "envs"
@@ -83,7 +84,7 @@ async def _run_demo(
 
                 result = await evaluate(
                     model, envs_dir, label="demo", target=policy or STUDENT.target, max_turns=max_turns, concurrency=concurrency,
-                    protocol=protocol, envs=envs, on_episode=scored,
+                    protocol=protocol, envs=envs, on_episode=scored, sandbox=sandbox,
                 )  # fmt: skip
     played.sort(key=lambda t: (str(t.metadata.get("env_id")), t.metadata.get("seed") or 0))
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +101,7 @@ async def _run_demo(
     return mean
 
 
-def _episode_table(result: Any, languages: dict[str, tuple[str, str]]) -> Table:
+def _episode_table(result: EvalResult, languages: dict[str, tuple[str, str]]) -> Table:
     table = Table(title="astra demo: embedded model as an MCP agent on the example environments")
     for column in ("env", "lang", "scenario", "turns", "calls", "n_hat/n", "reward", "stop"):
         table.add_column(column, no_wrap=True)
@@ -109,15 +110,16 @@ def _episode_table(result: Any, languages: dict[str, tuple[str, str]]) -> Table:
     return table
 
 
-def _sampled_table(result: Any, languages: dict[str, tuple[str, str]]) -> Table:
+def _sampled_table(result: EvalResult, languages: dict[str, tuple[str, str]]) -> Table:
     """Per environment the means over its seeded episodes; last, the means with their 95% bootstrap intervals."""
+    from astra_loop.evaluate import METRICS
     table = Table(title=f"astra demo: {result.protocol.episodes} sampled episodes per environment (T={result.protocol.temperature}, top-p {result.protocol.top_p})")
     for column in ("env", "lang", "scenario", "F1", "recall", "answer", "calls"):
         table.add_column(column, no_wrap=True)
-    means = {metric: result.env_means(metric) for metric in ("reward", "recall", "answer_correct", "c")}
+    means = {metric: result.env_means(metric) for metric in METRICS}
     for env in sorted(means["reward"].keys() - {"mean"}):
         table.add_row(env, *languages[env], *(f"{means[m][env]:.2f}" for m in ("reward", "recall", "answer_correct")), f"{means['c'][env]:.1f}")
-    overall = [result.interval(m) for m in ("reward", "recall", "answer_correct", "c")]
+    overall = [result.interval(m) for m in METRICS]
     table.add_row("all (95% CI)", "", "", *(f"{i.mean:.3f} [{i.low:.3f}, {i.high:.3f}]" for i in overall[:3]), f"{overall[3].mean:.1f}")
     return table
 

@@ -25,7 +25,7 @@ from astra_loop.intervals import Interval, bootstrap_interval, paired_interval
 
 if TYPE_CHECKING:
     from agent_sdk import Trajectory
-    from mcp_servers import Environment
+    from mcp_servers import Environment, Sandbox
 
 METRICS = ("reward", "recall", "answer_correct", "c")
 """The per-episode metrics an evaluation summarizes: F1, subtask recall, answer correctness, tool calls."""
@@ -116,6 +116,7 @@ async def evaluate(
     model: Any, envs_dir: Path, *, label: str, target: str, max_turns: int, concurrency: int, max_tokens: int = 256,
     protocol: EvalProtocol | None = None, fingerprint: str = "", distractors: int = 0, embedder: Any = None,
     envs: Sequence[Environment] | None = None, on_episode: Callable[[EpisodeScore, Trajectory], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> EvalResult:
     """Play every environment under `envs_dir` with `model` by `protocol` (default: 4 sampled seeds) and score each episode.
 
@@ -124,7 +125,8 @@ async def evaluate(
     with that many per band; seed 0, so every model meets the same ones), and calls to them count
     against F1 as in training. `envs` plays those environments (of `envs_dir`, e.g. the ones that
     passed verify) instead of every one found there; `on_episode` sees each scored episode with its
-    trajectory as it ends.
+    trajectory as it ends; `sandbox` runs the tool code in a sandbox the caller keeps open (default:
+    one from `$ASTRA_SANDBOX` for the evaluation).
 
     Raises:
         LoopConfigError: when there is no environment to play.
@@ -145,7 +147,7 @@ async def evaluate(
     scores: list[EpisodeScore] = []
     started = time.monotonic()
     limiter = anyio.CapacityLimiter(concurrency)
-    async with serve_arena(envs) as arena:
+    async with serve_arena(envs, sandbox) as arena:
 
         async def play(env: Any, seed: int | None) -> None:
             settings = SamplingSettings(temperature=protocol.temperature, top_p=protocol.top_p, seed=seed, max_tokens=max_tokens)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
 from typing import Any
 
@@ -26,6 +27,7 @@ open with it, so the model is evaluated on the episode it was trained on. Kept s
 small local models are slow per prompt token."""
 
 
+@dataclass(eq=False)
 class Agent:
     """A model acting as an MCP client agent.
 
@@ -39,24 +41,17 @@ class Agent:
         settings: sampling settings for every request.
     """
 
-    def __init__(
-        self,
-        model: ChatModel,
-        toolbox: Toolbox,
-        *,
-        system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
-        max_turns: int = 32,
-        max_tokens_budget: int | None = None,
-        settings: SamplingSettings | None = None,
-    ) -> None:
-        if max_turns < 1:
-            raise UserError(f"max_turns must be >= 1, got {max_turns}")
-        self.model = model
-        self.toolbox = toolbox
-        self.system_prompt = system_prompt
-        self.max_turns = max_turns
-        self.max_tokens_budget = max_tokens_budget
-        self.settings = settings
+    model: ChatModel
+    toolbox: Toolbox
+    _: KW_ONLY
+    system_prompt: str | None = DEFAULT_SYSTEM_PROMPT
+    max_turns: int = 32
+    max_tokens_budget: int | None = None
+    settings: SamplingSettings | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1:
+            raise UserError(f"max_turns must be >= 1, got {self.max_turns}")
 
     async def run(self, task: str, *, metadata: Mapping[str, Any] | None = None) -> Trajectory:
         """Play one episode for `task`.

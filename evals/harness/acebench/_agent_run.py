@@ -47,13 +47,21 @@ class AgentOutcome:
     """One agent episode, scored."""
 
     entry: str
+    """The ACEBench entry id."""
     end_state_ok: bool
+    """Whether the scenario's end state matches the entry's ground truth (ACEBench's end-to-end accuracy)."""
     process: float
+    """The best gold path's share of milestones the agent's successful calls achieved in order (ACEBench's process accuracy)."""
     mismatches: list[str] = field(default_factory=list)
+    """What differs between the end state and the ground truth (empty when equal)."""
     calls: list[dict[str, Any]] = field(default_factory=list)
+    """The agent's tool calls, in order."""
     dialogue: list[dict[str, str]] = field(default_factory=list)
+    """The episode's messages as role and content (the simulated user's turns included)."""
     error: str | None = None
+    """Why the episode stopped early (a model or tool failure), if it did."""
     wall_s: float = 0.0
+    """Seconds the episode took."""
 
     def record(self, trial: int) -> dict[str, Any]:
         """The JSON line written to the category's result file."""

@@ -26,12 +26,19 @@ class TaskOutcome:
     """tau2's verdict on one episode, with the trajectory it judged."""
 
     task_id: str
+    """tau2's task id."""
     reward: float
+    """tau2's reward for the episode (1.0: every check of the task passed)."""
     termination: str
+    """How the episode ended, as tau2 names it (`user_stop`, `agent_stop`, `max_steps`, ...)."""
     messages: list[Any] = field(default_factory=list)
+    """The episode's tau2 messages, in order."""
     reward_info: dict[str, Any] = field(default_factory=dict)
-    simulation: dict[str, Any] = field(default_factory=dict, metadata={"doc": "tau2 `SimulationRun` (native record)."})
+    """tau2's breakdown of the reward (database, actions, communication checks)."""
+    simulation: dict[str, Any] = field(default_factory=dict)
+    """tau2's `SimulationRun` (its native record)."""
     wall_s: float = 0.0
+    """Seconds the episode took."""
 
 
 def load_tasks(domain: str) -> list[Any]:

@@ -20,7 +20,7 @@ from agent_sdk._function_model import FunctionModel, ModelRequest
 from agent_sdk._jsonl import JsonlContent, JsonlProblem, JsonlRow, OnProblem, format_validation_error, read_jsonl
 from agent_sdk._local import LocalChatModel
 from agent_sdk._mcp_tools import McpTools
-from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SampledTokens, SamplingSettings, ToolCall, Usage
+from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SampledTokens, SamplingSettings, TokenChoice, ToolCall, Usage
 from agent_sdk._model import ChatModel, ModelProfile, WrapperModel, merge_settings
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._request_guard import RequestGuard
@@ -65,6 +65,7 @@ __all__ = [
     "SamplingSettings",
     "Step",
     "StopReason",
+    "TokenChoice",
     "ToolCall",
     "ToolCallRecord",
     "ToolInfo",

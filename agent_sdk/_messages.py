@@ -91,6 +91,14 @@ class SamplingSettings(BaseModel):
         description="Ask for the prompt's and the reply's token ids and the reply's logprobs (vLLM's `return_token_ids` "
         "and `logprobs`); `ModelResponse.tokens` holds them when the backend returned them.",
     )
+    top_logprobs: int | None = Field(
+        default=None,
+        ge=1,
+        le=20,
+        description="Ask for the k most likely tokens at every position of the reply (OpenAI `logprobs` with "
+        "`top_logprobs`); `ModelResponse.token_choices` holds them when the backend returned them. Judges read "
+        "how sure the model was of a verdict from them.",
+    )
 
 
 class SampledTokens(BaseModel):
@@ -99,6 +107,14 @@ class SampledTokens(BaseModel):
     prompt_ids: list[int] = Field(description="The rendered prompt, as the backend tokenized it.")
     completion_ids: list[int] = Field(description="The reply's sampled token ids.")
     logprobs: list[float] = Field(description="The sampler's logprob of each completion id.")
+
+
+class TokenChoice(BaseModel):
+    """One position of a reply: the token sampled there and the model's most likely tokens at that position."""
+
+    token: str = Field(description="The sampled token's text.")
+    logprob: float = Field(description="Its logprob under the model's own distribution.")
+    top: dict[str, float] = Field(default_factory=dict, description="The k most likely tokens there -> logprob.")
 
 
 class ArgumentRepair(BaseModel):
@@ -134,3 +150,6 @@ class ModelResponse(BaseModel):
         default_factory=list, description="Argument repairs made while parsing the message's tool calls."
     )
     tokens: SampledTokens | None = Field(default=None, description="The sampled tokens, when asked for (`SamplingSettings.return_tokens`).")
+    token_choices: list[TokenChoice] | None = Field(
+        default=None, description="The reply's tokens with the likeliest alternatives, when asked for (`SamplingSettings.top_logprobs`)."
+    )

@@ -14,7 +14,7 @@ import anyio.lowlevel
 import httpx
 from pydantic import BaseModel, Field
 
-from agent_sdk._messages import ChatMessage, ModelResponse, SampledTokens, SamplingSettings, Usage
+from agent_sdk._messages import ChatMessage, ModelResponse, SampledTokens, SamplingSettings, TokenChoice, Usage
 from agent_sdk._model import ModelProfile, merge_settings
 from agent_sdk._schema_subset import enforceable_schema
 from agent_sdk._tool_parsing import ParsedCalls, parse_tool_calls
@@ -208,9 +208,11 @@ class OpenAIChatModel:
         elif tools:
             body["tools"] = list(tools)
             body["tool_choice"] = "auto"
-        body.update({k: v for k, v in merged.model_dump(exclude={"output_schema", "return_tokens"}).items() if v is not None})
+        body.update({k: v for k, v in merged.model_dump(exclude={"output_schema", "return_tokens", "top_logprobs"}).items() if v is not None})
         if merged.return_tokens:
             body.update(return_token_ids=True, logprobs=True)
+        if merged.top_logprobs:
+            body.update(logprobs=True, top_logprobs=merged.top_logprobs)
         body.update(self.extra_body)
         return body
 
@@ -249,7 +251,8 @@ class OpenAIChatModel:
         )
         message = ChatMessage(role="assistant", content=parsed.content_without_calls, tool_calls=parsed.calls)
         return ModelResponse(
-            message=message, usage=usage, finish_reason=choice.get("finish_reason"), repairs=parsed.repairs, tokens=_sampled(data, choice)
+            message=message, usage=usage, finish_reason=choice.get("finish_reason"), repairs=parsed.repairs, tokens=_sampled(data, choice),
+            token_choices=_token_choices(choice),
         )
 
     async def _first_model(self) -> str:
@@ -316,3 +319,14 @@ def _sampled(data: dict[str, Any], choice: dict[str, Any]) -> SampledTokens | No
     if not prompt or completion is None or content is None or len(content) != len(completion):
         return None
     return SampledTokens(prompt_ids=prompt, completion_ids=completion, logprobs=[float(t["logprob"]) for t in content])
+
+
+def _token_choices(choice: dict[str, Any]) -> list[TokenChoice] | None:
+    """The reply's tokens with their top alternatives (OpenAI `logprobs.content[].top_logprobs`); None when not returned."""
+    content = (choice.get("logprobs") or {}).get("content")
+    if not content or not any(t.get("top_logprobs") for t in content):
+        return None
+    return [
+        TokenChoice(token=t["token"], logprob=float(t["logprob"]), top={a["token"]: float(a["logprob"]) for a in t.get("top_logprobs") or []})
+        for t in content
+    ]

@@ -16,7 +16,8 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
   not enforce the schema (`format_section`); `ReplyCheck` rejects replies that copy it
   (`copied_example`) and keeps each check's own reason code;
 - `pyplot` / `save_figure`: the reports' figures, written without a display;
-- `VERDICTS`: the word-labelled scale (yes / mostly / partly / no) every judge answers on.
+- `VERDICTS`: the word-labelled scale (yes / mostly / partly / no) every judge answers on;
+  `VerdictReader` weighs a reply's words by the model's own probabilities of them.
 """
 
 from synth.core.cache import LLMCache, cache_key
@@ -27,12 +28,13 @@ from synth.core.runner import map_ordered, progress_bar
 from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
 from synth.core.store import JsonlStore, Rejection, Stage, record_id, rejections_store
 from synth.core.structured import ReasonCode, StructuredResult, ask_structured, enforces_schema, extract_json
-from synth.core.verdicts import VERDICT_WORDS, VERDICTS, verdict_schema, verdict_score
+from synth.core.verdicts import VERDICT_WORDS, VERDICTS, YES_NO, VerdictReader, verdict_schema, verdict_score
 
 __all__ = [
     "COPIED_EXAMPLE",
     "VERDICTS",
     "VERDICT_WORDS",
+    "YES_NO",
     "CheckOutcome",
     "JsonlStore",
     "LLMCache",
@@ -48,6 +50,7 @@ __all__ = [
     "StageMeter",
     "StageTokens",
     "StructuredResult",
+    "VerdictReader",
     "ask_structured",
     "cache_key",
     "enforces_schema",

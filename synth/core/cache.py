@@ -45,7 +45,7 @@ def _settings_material(settings: SamplingSettings | None) -> dict[str, Any] | No
     if settings is None:
         return None
     # Fields added later are left out while unset, so a request keys as it did before they existed: caches stay valid.
-    unset = {name for name in ("output_schema", "return_tokens") if getattr(settings, name) is None}
+    unset = {name for name in ("output_schema", "return_tokens", "top_logprobs") if getattr(settings, name) is None}
     return settings.model_dump(mode="json", exclude=unset or None)
 
 

@@ -18,7 +18,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agent_sdk import ChatMessage, ChatModel, ContextOverflowError, ModelHTTPError, SamplingSettings, Usage, WrapperModel, format_validation_error
+from agent_sdk import ChatMessage, ChatModel, ContextOverflowError, ModelHTTPError, SamplingSettings, TokenChoice, Usage, WrapperModel, format_validation_error
 from synth.core.cache import LLMCache
 from synth.core.llm import MeteredModel
 
@@ -48,6 +48,8 @@ class StructuredResult(Generic[T]):
         attempts: model replies requested (1 + retries used).
         usage: tokens of the replies used (cached replies included).
         raw: the text of the last reply.
+        token_choices: the last reply's tokens with their likeliest alternatives, when asked for
+            (`SamplingSettings.top_logprobs`) and returned (`VerdictReader` reads them).
     """
 
     value: T | None
@@ -56,6 +58,7 @@ class StructuredResult(Generic[T]):
     attempts: int = 0
     usage: Usage = field(default_factory=Usage)
     raw: str = ""
+    token_choices: list[TokenChoice] | None = None
 
     @property
     def ok(self) -> bool:
@@ -220,7 +223,7 @@ async def ask_structured(
                 _record_syntax(model, ok=True)
                 problem = check(value) if check is not None else None
                 if problem is None:
-                    return StructuredResult(value=value, attempts=attempts, usage=usage, raw=raw)
+                    return StructuredResult(value=value, attempts=attempts, usage=usage, raw=raw, token_choices=response.token_choices)
                 reason, detail = "invalid_output", problem
         convo = prompt() + _feedback(raw, detail)
     return StructuredResult(value=None, reason_code=reason, detail=detail, attempts=attempts, usage=usage, raw=raw)

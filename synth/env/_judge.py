@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from mcp_servers import answer_in_output, dependency_depths, dependency_levels, dependency_scenario, normalize_answer
-from synth.core import VERDICTS, ReplyCheck, ask_structured
+from synth.core import VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_to_user
 from synth.env.config import SynthConfig
@@ -32,6 +32,8 @@ from synth.env.records import (
 )
 
 CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness", "coherence")
+_TOP_LOGPROBS = 5
+"""Alternatives asked for at each token of a check's reply: a verdict scores as the model's expectation of the scale."""
 
 _REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")
 
@@ -195,7 +197,7 @@ async def necessity(model: Any, sample: Sample, config: SynthConfig) -> Sample |
 
 
 async def judge_check(model: Any, sample: Sample, name: CheckName, config: SynthConfig) -> Judgement | Failure:
-    """One check's judgement of `sample` (its word verdict scored by `VERDICTS`).
+    """One check's judgement of `sample`: its word verdict scored as the expectation of `VERDICTS` under the model's own probabilities of the words (`VerdictReader`), or by the word where none were returned.
 
     Serialization asks whether a dependency is artificial; a trace without dependencies has none,
     so it holds without asking (asked, the teacher answered "no" for 3 of 3 parallel traces).
@@ -204,13 +206,14 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
         return Judgement(score=VERDICTS["yes"], reason="no sub-question depends on another", verdict="yes")
     check = ReplyCheck(prompts.CHECK_EXAMPLE)
     result = await ask_structured(
-        model, prompts.check(sample, name, model), CheckReply, retries=config.retries, settings=config.sampling,
-        check=check, schema=_schemas.CHECK_SCHEMA,
-    )
+        model, prompts.check(sample, name, model), CheckReply, retries=config.retries,
+        settings=config.sampling.model_copy(update={"top_logprobs": _TOP_LOGPROBS}), check=check, schema=_schemas.CHECK_SCHEMA,
+    )  # fmt: skip
     if result.value is None:
         return Failure(reason=f"judge_{check.reason(result)}", detail=f"{name}: {result.detail}")
     reply = result.value
-    return Judgement(score=VERDICTS[reply.verdict], reason=reply.reason, verdict=reply.verdict)
+    score = VerdictReader(result.token_choices).score("verdict", reply.verdict)
+    return Judgement(score=VERDICTS[reply.verdict] if score is None else score, reason=reply.reason, verdict=reply.verdict)
 
 
 async def run_checks(model: Any, sample: Sample, config: SynthConfig) -> Sample | Failure:

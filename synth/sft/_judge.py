@@ -14,7 +14,10 @@ Dimensions (each scaled to [0, 1]):
 The judge first notes what the user asked, what the tool results say about it and what the final
 answer says (small questions: asked to score straight away, the teacher missed a wrong tool or a
 contradicted result in 8 of 8 calibration pairs), then answers each dimension on the word scale
-(`synth.core.VERDICTS`: yes / mostly / partly / no), after its reason. What the conversation shows
+(`synth.core.VERDICTS`: yes / mostly / partly / no), after its reason. Each verdict scores as the
+expectation of the scale under the judge's own probabilities of the four words where the endpoint
+returns them (`VerdictReader`): read by the word, the 1.5B teacher tied 2 of 20 calibration twins
+and ranked 13 right; read by its probabilities, 0 ties and 15 right. What the conversation shows
 about itself (`_grounding`: repeated calls, values in the answer that no tool returned, errors
 ignored) is put in the prompt and applied to the verdict: a repeated call zeroes that step's
 planning and conciseness, an ungrounded value zeroes final_answer, an ignored error zeroes that
@@ -42,7 +45,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import SamplingSettings
-from synth.core import VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, extract_json, verdict_schema, verdict_score
+from synth.core import VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, VerdictReader, extract_json, verdict_schema
 from synth.sft._grounding import Grounding, grounding
 
 DIMENSIONS = (
@@ -59,6 +62,8 @@ DIMENSIONS = (
 _SCALAR = ("query_understanding", "query_planning", "conciseness", "final_answer")
 _PER_STEP = ("tool_response_understanding", "tool_call_planning")
 _NOTES = ("asked", "results", "answer")
+_TOP_LOGPROBS = 5
+"""Alternatives asked for at each token: enough to hold all four verdict words where the model weighs them."""
 _PROVEN_FLAW_FACTOR = 0.5
 """A trajectory whose answer the conversation proves wrong keeps half its score: below any useful bar."""
 
@@ -91,11 +96,10 @@ class JudgeVerdict(BaseModel):
     )
 
 
-def _steps(value: Any, n: int) -> list[float] | None:
+def _steps(reader: VerdictReader, key: str, value: Any, n: int) -> list[float] | None:
     if not isinstance(value, list) or len(value) != n or n == 0:
         return None
-    scored = [verdict_score(v) for v in value]
-    return None if any(s is None for s in scored) else scored  # type: ignore[return-value]
+    return reader.scores(key, value)
 
 
 def _apply(found: Grounding, scalar: dict[str, float], per_step: dict[str, list[float]]) -> None:
@@ -212,9 +216,10 @@ async def judge_trajectory(
     success = sum(call_succeeded(reply, errors) for _, reply in steps) / n if n else None
     found = grounding(messages, errors)
 
-    def evaluate(reply: _JudgeReply) -> tuple[dict[str, float], list[str]]:
-        scalar = {key: v for key in _SCALAR if (v := verdict_score(getattr(reply, key))) is not None}
-        per_step = {key: v for key in _PER_STEP if (v := _steps(getattr(reply, key), n)) is not None}
+    def evaluate(reply: _JudgeReply, reader: VerdictReader | None = None) -> tuple[dict[str, float], list[str]]:
+        reader = reader or VerdictReader(None)
+        scalar = {key: v for key in _SCALAR if (v := reader.score(key, getattr(reply, key))) is not None}
+        per_step = {key: v for key in _PER_STEP if (v := _steps(reader, key, getattr(reply, key), n)) is not None}
         _apply(found, scalar, per_step)
         dims = scalar | {key: sum(v) / n for key, v in per_step.items()}
         if success is not None:
@@ -235,14 +240,14 @@ async def judge_trajectory(
     prompt = _PROMPT.format(
         steps=n, conversation=render(messages), findings=findings, words=VERDICT_WORDS, format=example.format_section(model)
     )
-    result = await guard.ask(model, prompt, _JudgeReply, settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens), schema=judge_schema(n))
+    result = await guard.ask(model, prompt, _JudgeReply, settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens, top_logprobs=_TOP_LOGPROBS), schema=judge_schema(n))
     reply = result.value
     if reply is None:
         try:
             reply = _JudgeReply.model_validate(extract_json(result.raw))
         except (ValueError, ValidationError):
             reply = _JudgeReply()
-    dims, missing = evaluate(reply)
+    dims, missing = evaluate(reply, VerdictReader(result.token_choices))
     reason = reply.reason if isinstance(reply.reason, str) else json.dumps(reply.reason)
     if missing or result.value is None:
         code = result.reason_code or "missing_dimension"

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import SamplingSettings, read_jsonl
-from synth.core import VERDICT_WORDS, PromptExample, ReplyCheck, StructuredResult, record_id, verdict_schema
+from synth.core import VERDICT_WORDS, YES_NO, PromptExample, ReplyCheck, StructuredResult, VerdictReader, record_id, verdict_schema
 from synth.sft._docs import ServerDoc
 from synth.sft._graph import tool_lines
 
@@ -35,9 +35,9 @@ Augmentation = Literal["none", "diverse", "complicate", "persona"]
 class TaskScores(BaseModel):
     """Scores (1-5) of one task."""
 
-    question_quality: int = Field(ge=1, le=5, description="Clear, specific, self-contained, answerable.")
-    scenario_realism: int = Field(ge=1, le=5, description="A real person would plausibly ask this.")
-    tool_necessity: int = Field(ge=1, le=5, description="Cannot be answered without calling the tools.")
+    question_quality: float = Field(ge=1, le=5, description="Clear, specific, self-contained, answerable.")
+    scenario_realism: float = Field(ge=1, le=5, description="A real person would plausibly ask this.")
+    tool_necessity: float = Field(ge=1, le=5, description="Cannot be answered without calling the tools.")
     reason: str = ""
 
 
@@ -246,8 +246,10 @@ def score_schema(tool_names: Sequence[str]) -> dict[str, Any]:
     )
 
 
-_POINTS = {"yes": 5, "mostly": 4, "partly": 2, "no": 1}
+_POINTS = {"yes": 5.0, "mostly": 4.0, "partly": 2.0, "no": 1.0}
 """A verdict as a 1-5 task score: "mostly" keeps a task (threshold 3), "partly" does not."""
+_TOP_LOGPROBS = 5
+"""Alternatives asked for at each token of a score: enough to hold every verdict word the model weighs."""
 
 Verdict = Literal["yes", "mostly", "partly", "no"]
 
@@ -262,17 +264,23 @@ class _ScoreReply(BaseModel):
     clear: Verdict
     realistic: Verdict
 
-    def scores(self) -> TaskScores:
+    def scores(self, reader: VerdictReader | None = None, tools: Sequence[str] = ()) -> TaskScores:
         """Tool necessity holds when a tool of the server does it and the request cannot be answered without one.
 
         Asked to rate necessity on a scale, the teacher wrote the same verdicts for a task and its
         off-server or trivial twin (10 of 10 pairs tied); naming the first tool, saying whether its
         description covers what is wanted and trying to answer without tools are smaller questions.
+        With the reply's token probabilities (`reader`), each answer counts as the model's
+        probability of it: necessity is the chance that a tool is named, covers it and is needed.
         """
-        needed = self.first_tool != "none" and self.covers == "yes" and self.needs_tools == "yes"
+        reader = reader or VerdictReader(None)
+        named = reader.score("first_tool", self.first_tool, {**dict.fromkeys(tools, 1.0), "none": 0.0})
+        if named is None:
+            named = float(self.first_tool != "none")
+        needed = named * (reader.score("covers", self.covers, YES_NO) or 0.0) * (reader.score("needs_tools", self.needs_tools, YES_NO) or 0.0)
         return TaskScores(
-            question_quality=_POINTS[self.clear], scenario_realism=_POINTS[self.realistic], tool_necessity=5 if needed else 1,
-            reason=self.reason,
+            question_quality=reader.score("clear", self.clear, _POINTS) or 1, scenario_realism=reader.score("realistic", self.realistic, _POINTS) or 1,
+            tool_necessity=1 + 4 * needed, reason=self.reason,
         )  # fmt: skip
 
 
@@ -442,6 +450,7 @@ async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_t
     )  # fmt: skip
     names = [t.name for t in server.tools]
     guard = ReplyCheck(SCORE_EXAMPLE, check=lambda v: None if v.first_tool in [*names, "none"] else f"first_tool must be one of {names} or none")
-    result = await guard.ask(model, prompt, _ScoreReply, settings=_settings(max_tokens, temperature=0.0), schema=score_schema(names))
-    scores = result.value.scores() if result.value is not None else None
+    settings = _settings(max_tokens, temperature=0.0).model_copy(update={"top_logprobs": _TOP_LOGPROBS})
+    result = await guard.ask(model, prompt, _ScoreReply, settings=settings, schema=score_schema(names))
+    scores = result.value.scores(VerdictReader(result.token_choices), names) if result.value is not None else None
     return dataclasses.replace(result, value=scores)  # type: ignore[arg-type]

@@ -306,3 +306,32 @@ async def test_a_given_http_client_carries_the_key_and_stays_open():
 
 async def _record(seen: list[str], request: httpx.Request) -> None:
     seen.append(request.headers["authorization"])
+
+
+async def test_top_logprobs_are_asked_for_and_read_per_token():
+    def handler(body, n):
+        reply = _completion('{"ok": "yes"}')
+        data = json.loads(reply.body)
+        tokens = [("{\"ok\": \"", -0.01, {}), ("yes", -0.4, {"yes": -0.4, "no": -1.1}), ("\"}", -0.02, {})]
+        data["choices"][0]["logprobs"] = {
+            "content": [{"token": t, "logprob": lp, "top_logprobs": [{"token": a, "logprob": v} for a, v in top.items()]} for t, lp, top in tokens]
+        }
+        return JSONResponse(data)
+
+    async with llm_server(handler) as (base_url, bodies, http):
+        model = OpenAIChatModel(base_url=base_url, http_client=http)
+        plain = await model.complete([ChatMessage(role="user", content="ok?")])
+        scored = await model.complete([ChatMessage(role="user", content="ok?")], settings=SamplingSettings(top_logprobs=3))
+    assert "logprobs" not in bodies[0] and "top_logprobs" not in bodies[0]
+    assert bodies[1]["logprobs"] is True and bodies[1]["top_logprobs"] == 3
+    assert plain.token_choices is not None, "the backend returned them unasked: they are kept"
+    assert [c.token for c in scored.token_choices] == ['{"ok": "', "yes", '"}']
+    assert scored.token_choices[1].top == {"yes": -0.4, "no": -1.1} and scored.token_choices[0].top == {}
+    assert "".join(c.token for c in scored.token_choices) == scored.message.content
+
+
+async def test_a_reply_without_top_logprobs_has_no_token_choices():
+    async with llm_server(lambda body, n: _completion("fine")) as (base_url, bodies, http):
+        model = OpenAIChatModel(base_url=base_url, http_client=http)
+        reply = await model.complete([ChatMessage(role="user", content="ok?")], settings=SamplingSettings(top_logprobs=2))
+    assert reply.token_choices is None and reply.message.content == "fine"

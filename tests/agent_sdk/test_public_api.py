@@ -16,7 +16,7 @@ CORE = {
     "model_from_target", "serve_model",
     "EMBEDDED_MODELS", "STUDENT", "TEACHER", "EmbeddedModel",
     "CombinedTools", "FilteredTools", "McpTools", "RecordedTools", "TimeLimitedTools", "ToolSource", "WrapperTools",
-    "env_servers", "ModelProfile", "WrapperModel", "merge_settings", "SampledTokens",
+    "env_servers", "ModelProfile", "WrapperModel", "merge_settings", "SampledTokens", "TokenChoice",
     "ForbiddenRequestError", "FunctionModel", "ModelRequest", "RequestGuard",
     "JsonlContent", "JsonlError", "JsonlProblem", "JsonlRow", "OnProblem", "format_validation_error", "read_jsonl",
 }  # fmt: skip

@@ -336,3 +336,30 @@ async def test_serialization_holds_without_asking_when_nothing_depends():
     model = FunctionModel.from_replies()
     judged = await judge_check(model, sample, "serialization", SynthConfig())
     assert judged.verdict == "yes" and model.requests == []
+
+
+@pytest.mark.anyio
+async def test_a_check_verdict_scores_as_the_judges_expectation_of_the_scale():
+    import math
+
+    from agent_sdk import ChatMessage, ModelResponse, TokenChoice
+    from synth.env._judge import judge_check, scenario_of
+    from synth.env.records import Sample, Seed, SubQuestion
+
+    subs = [SubQuestion(id="q1", question="What is the balance?", answer="1000 EUR"), SubQuestion(id="q2", question="What is the status?", answer="active")]
+    scenario, subs = scenario_of(subs)
+    seed = Seed(id="s", mode="question", domain="bank", language="en", question="What is my balance and status?", min_hops=1, max_hops=4, ref="t:1")
+    sample = Sample(id="s", seed=seed, question="What is my balance and status?", answer="1000 EUR, active", scenario=scenario, sub_questions=subs)
+    text = '{"reason": "both facts are asked", "verdict": "yes"}'
+    head, word = text[: text.rindex("yes")], "yes"
+    top = {"yes": math.log(0.7), "mostly": math.log(0.2), "no": math.log(0.1)}
+    reply = ModelResponse(
+        message=ChatMessage(role="assistant", content=text),
+        token_choices=[TokenChoice(token=head, logprob=0.0), TokenChoice(token=word, logprob=top["yes"], top=top), TokenChoice(token='"}', logprob=0.0)],
+    )
+    model = FunctionModel(lambda messages, tools, settings: reply)
+    judged = await judge_check(model, sample, "coherence", SynthConfig())
+    assert judged.verdict == "yes" and judged.score == pytest.approx(0.7 + 0.2 * 0.75)
+    assert model.requests[0].settings.top_logprobs == 5
+    plain = await judge_check(FunctionModel.from_replies(text), sample, "coherence", SynthConfig())
+    assert plain.score == 1.0, "without probabilities the word scores"

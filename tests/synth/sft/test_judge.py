@@ -129,3 +129,32 @@ async def test_an_error_the_answer_hides_halves_the_score() -> None:
     dims = hiding.dimensions
     assert dims["final_answer"] == 0.4 and dims["tool_response_understanding"] == pytest.approx(0.5), "capped at partly; the step zeroed"
     assert hiding.score == pytest.approx(sum(dims.values()) / 7 * 0.5) and hiding.score < honest.score / 2
+
+
+@pytest.mark.anyio
+async def test_verdicts_weigh_by_the_judges_own_probabilities_when_the_endpoint_returns_them() -> None:
+    import math
+    import re
+
+    from agent_sdk import ChatMessage, ModelResponse, TokenChoice
+
+    text = json.dumps(GOOD)
+
+    def reply(p_final: float) -> ModelResponse:
+        # The final_answer's "yes" is the last "yes" of the reply; its alternatives are "yes" and "no".
+        last = text.rindex('"yes"') + 1
+        choices, at = [], 0
+        for token in re.findall(r"\w+|\s+|[^\w\s]", text):
+            top = {"yes": p_final, "no": 1 - p_final} if at == last else {}
+            choices.append(TokenChoice(token=token, logprob=math.log(top.get(token, 1.0)), top={t: math.log(p) for t, p in top.items()}))
+            at += len(token)
+        return ModelResponse(message=ChatMessage(role="assistant", content=text), token_choices=choices)
+
+    sure = await judge_trajectory(FunctionModel(lambda messages, tools, settings: reply(0.95)), MESSAGES, error_call_ids={"c2"})
+    unsure = await judge_trajectory(FunctionModel(lambda messages, tools, settings: reply(0.55)), MESSAGES, error_call_ids={"c2"})
+    assert sure.dimensions["final_answer"] == pytest.approx(0.95) and unsure.dimensions["final_answer"] == pytest.approx(0.55)
+    assert unsure.score < sure.score
+    assert {k: v for k, v in sure.dimensions.items() if k != "final_answer"} == {k: v for k, v in unsure.dimensions.items() if k != "final_answer"}
+    model = FunctionModel(lambda messages, tools, settings: reply(0.95))
+    await judge_trajectory(model, MESSAGES)
+    assert model.requests[0].settings.top_logprobs == 5, "the judge asks for the probabilities"

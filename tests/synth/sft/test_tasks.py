@@ -150,3 +150,34 @@ async def test_task_prompts_show_their_example_only_when_the_schema_is_not_enfor
         (SCORE_EXAMPLE, lambda m: score_task(m, TRAVEL, base)),
     ]
     await assert_example_only_without_schema(stages)
+
+
+@pytest.mark.anyio
+async def test_scores_weigh_each_answer_by_the_scorers_own_probability() -> None:
+    """A scorer that names a tool but is unsure of it scores the task's necessity below one that is sure."""
+    import math
+    import re
+
+    from agent_sdk import ChatMessage, ModelResponse, TokenChoice
+
+    (task,), _ = await chain_tasks(FunctionModel.from_replies(json.dumps({"questions": ["Book the cheapest SFO to JFK flight on June 1 for Ana Silva."]})), TRAVEL, ["search_flights", "book_flight"], [], n=1)
+    text = json.dumps({"wanted": "a flight", "first_tool": "search_flights", "covers": "yes", "known_answer": "lookup", "needs_tools": "yes",
+                       "reason": "ok", "clear": "yes", "realistic": "mostly"})  # fmt: skip
+
+    def reply(p_tool: float, p_clear: float) -> ModelResponse:
+        # Weighed: the tool's name and the third "yes" (`clear`; the first two are `covers` and `needs_tools`).
+        weighed = {("search_flights", 1): {"search_flights": p_tool, "none": 1 - p_tool}, ("yes", 3): {"yes": p_clear, "partly": 1 - p_clear}}
+        seen: dict[str, int] = {}
+        choices = []
+        for token in re.findall(r"\w+|\s+|[^\w\s]", text):
+            seen[token] = seen.get(token, 0) + 1
+            top = weighed.get((token, seen[token]), {})
+            choices.append(TokenChoice(token=token, logprob=math.log(top.get(token, 1.0)), top={t: math.log(p) for t, p in top.items()}))
+        return ModelResponse(message=ChatMessage(role="assistant", content=text), token_choices=choices)
+
+    sure = await score_task(FunctionModel(lambda messages, tools, settings: reply(0.99, 0.99)), TRAVEL, task)
+    unsure = await score_task(FunctionModel(lambda messages, tools, settings: reply(0.4, 0.5)), TRAVEL, task)
+    assert sure.value.tool_necessity == pytest.approx(1 + 4 * 0.99)
+    assert unsure.value.tool_necessity == pytest.approx(1 + 4 * 0.4) and TaskThresholds().failures(unsure.value) == ["tool_necessity"]
+    assert unsure.value.question_quality < sure.value.question_quality <= 5
+    assert sure.value.scenario_realism == unsure.value.scenario_realism == 4, "a word without alternatives keeps its points"

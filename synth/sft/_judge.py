@@ -11,13 +11,11 @@ Dimensions (each scaled to [0, 1]):
 6. conciseness — no needless calls or chatter;
 7. final_answer — relevant, complete and faithful to the tool outputs.
 
-The judge first notes what the user asked, what the tool results say about it and what the final
-answer says (small questions: asked to score straight away, the teacher missed a wrong tool or a
-contradicted result in 8 of 8 calibration pairs), then answers each dimension on the word scale
-(`synth.core.VERDICTS`: yes / mostly / partly / no), after its reason. Each verdict scores as the
-expectation of the scale under the judge's own probabilities of the four words where the endpoint
-returns them (`VerdictReader`): read by the word, the 1.5B teacher tied 2 of 20 calibration twins
-and ranked 13 right; read by its probabilities, 0 ties and 15 right. What the conversation shows
+The judge writes one sentence of reason, then answers each dimension on the word scale
+(`synth.core.VERDICTS`: yes / mostly / partly / no). Each verdict scores as the expectation of the
+scale under the judge's own probabilities of the four words where the endpoint returns them
+(`VerdictReader`). Read by the word, the 1.5B teacher tied 2 of 20 calibration twins and ranked 13
+right; read by its probabilities, with no notes before the reason, 16 right and no ties. What the conversation shows
 about itself (`_grounding`: repeated calls, values in the answer that no tool returned, errors
 ignored) is put in the prompt and applied to the verdict: a repeated call zeroes that step's
 planning and conciseness, an ungrounded value zeroes final_answer, an ignored error zeroes that
@@ -61,7 +59,6 @@ DIMENSIONS = (
 
 _SCALAR = ("query_understanding", "query_planning", "conciseness", "final_answer")
 _PER_STEP = ("tool_response_understanding", "tool_call_planning")
-_NOTES = ("asked", "results", "answer")
 _TOP_LOGPROBS = 5
 """Alternatives asked for at each token: enough to hold all four verdict words where the model weighs them."""
 _PROVEN_FLAW_FACTOR = 0.5
@@ -69,9 +66,6 @@ _PROVEN_FLAW_FACTOR = 0.5
 
 
 class _JudgeReply(BaseModel):
-    asked: Any = ""
-    results: Any = ""
-    answer: Any = ""
     query_understanding: Any = None
     query_planning: Any = None
     tool_response_understanding: Any = None
@@ -153,10 +147,6 @@ _PROMPT = """You check the work of an AI assistant that calls tools.
 Conversation ({steps} tool steps):
 {conversation}
 {findings}
-First write, in a few words each:
-- asked: the facts or the action the user asked for;
-- results: what the tool results say about exactly those (write "nothing" when no result holds them);
-- answer: what the final answer tells the user about them.
 reason: one sentence on what went right and what went wrong.
 Then answer each with {words}:
 - query_understanding: did the assistant work on exactly what the user asked?
@@ -164,16 +154,13 @@ Then answer each with {words}:
 - tool_call_planning: {steps} verdicts, one per tool step: does that tool return what the user asked for, called with the right arguments?
 - tool_response_understanding: {steps} verdicts, one per tool step: did the assistant read that result correctly (errors included)?
 - conciseness: did it avoid needless or repeated calls and chatter?
-- final_answer: does the final answer say the same as the tool results about what was asked (nothing contradicted, nothing added) and answer the whole request? "no" when results is "nothing".{format}"""
+- final_answer: does the final answer say the same as the tool results about what was asked (nothing contradicted, nothing added) and answer the whole request?{format}"""
 
 
 def judge_example(steps: int) -> PromptExample:
     """The format example for `steps` tool steps: "no" everywhere, which no trajectory passes with."""
     return PromptExample(
         {
-            "asked": "<a few words>",
-            "results": "<a few words>",
-            "answer": "<a few words>",
             "reason": "<one sentence>",
             "query_understanding": "no",
             "query_planning": "no",
@@ -189,10 +176,10 @@ def judge_schema(steps: int) -> dict[str, Any]:
     """The judge's reply for `steps` tool steps: verdict words, exactly `steps` per list."""
     verdict = verdict_schema()
     per_step = {"type": "array", "items": verdict, "minItems": steps, "maxItems": steps}
-    # Notes and reason come first: a model that scores before it has written what was asked and what the
-    # tools said gives a trajectory and its wrong-tool or contradicting twin the same marks.
-    note = {"type": "string", "minLength": 1, "maxLength": 200}
-    properties: dict[str, Any] = {key: note for key in _NOTES} | {"reason": {"type": "string", "minLength": 1, "maxLength": 300}}
+    # The reason comes first, then the verdicts. Written notes on what was asked and what the tools said, which
+    # helped when verdicts were read as words, set a mood the verdicts followed once read by probability (15 of
+    # 20 calibration twins ranked right with the notes, 16 without).
+    properties: dict[str, Any] = {"reason": {"type": "string", "minLength": 1, "maxLength": 300}}
     properties |= {key: verdict for key in _SCALAR[:2]}
     properties |= {key: per_step for key in ("tool_call_planning", "tool_response_understanding")}
     properties |= {key: verdict for key in _SCALAR[2:]}

@@ -21,9 +21,6 @@ MESSAGES = [
 ]
 
 GOOD = {
-    "asked": "book the cheapest SFO-JFK flight",
-    "results": "FL-1 at $120; booking failed (503)",
-    "answer": "FL-1 found, booking failed",
     "query_understanding": "yes",
     "query_planning": "mostly",
     "tool_response_understanding": ["yes", "partly"],

@@ -271,13 +271,14 @@ class _ScoreReply(BaseModel):
         off-server or trivial twin (10 of 10 pairs tied); naming the first tool, saying whether its
         description covers what is wanted and trying to answer without tools are smaller questions.
         With the reply's token probabilities (`reader`), each answer counts as the model's
-        probability of it: necessity is the chance that a tool is named, covers it and is needed.
+        probability of it, and necessity is the least of the three (all must hold). Their product
+        compounded the teacher's soft yeses (0.55-0.8 each) into a rejection of 191 of 196 tasks.
         """
         reader = reader or VerdictReader(None)
         named = reader.score("first_tool", self.first_tool, {**dict.fromkeys(tools, 1.0), "none": 0.0})
         if named is None:
             named = float(self.first_tool != "none")
-        needed = named * (reader.score("covers", self.covers, YES_NO) or 0.0) * (reader.score("needs_tools", self.needs_tools, YES_NO) or 0.0)
+        needed = min(named, reader.score("covers", self.covers, YES_NO) or 0.0, reader.score("needs_tools", self.needs_tools, YES_NO) or 0.0)
         return TaskScores(
             question_quality=reader.score("clear", self.clear, _POINTS) or 1, scenario_realism=reader.score("realistic", self.realistic, _POINTS) or 1,
             tool_necessity=1 + 4 * needed, reason=self.reason,

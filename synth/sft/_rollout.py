@@ -145,6 +145,10 @@ _INSTRUCTS = re.compile(
     r"|\bthe following (?:JSON|arguments|parameters)\b|```json",
     re.IGNORECASE,
 )
+_NARRATES = re.compile(
+    r"\bthe result of calling\b|\b(?:used|called|calling|using) the\s+`?\w+`?\s+(?:function|tool)\b|\bthe (?:function|tool) (?:returns|returned)\b",
+    re.IGNORECASE,
+)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
 
 
@@ -156,7 +160,9 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple
     or with nothing in words (empty, `<json>`, a bare code fence); the agent loop stops there
     as on a final answer, and the judge passed two such with 0.86 and 0.79. An answer that
     tells the user which function to call, with what JSON, answers nothing either: the judge
-    scored one 1.00 on a real environment.
+    scored one 1.00 on a real environment. Nor does one that narrates the agent's own call ("This
+    response is the result of calling the `get_transactions` function ..."): 2 of the 12 rows a
+    session-11 teacher run exported did.
     """
     text = (answer or "").strip()
     if len(re.findall(r"[^\W\d_]", _MARKUP.sub("", text))) < 2:  # nothing, or only "<json>", "```"
@@ -166,6 +172,8 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple
         return "unparsed_tool_call", f"the last assistant message is a tool call written as text: {text[:200]!r}"
     if m := _INSTRUCTS.search(text):
         return "instructs_tool_use", f"the last assistant message tells the user how to call a tool instead of answering: {m.group(0)!r}"
+    if m := _NARRATES.search(text):
+        return "narrates_tool_call", f"the last assistant message tells the user about the agent's tool call instead of answering: {m.group(0)!r}"
     return None
 
 

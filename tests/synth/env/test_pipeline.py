@@ -324,15 +324,23 @@ def test_answers_are_cleaned_and_placeholders_are_not_values():
         assert code == "answer_not_value", placeholder
 
 
-@pytest.mark.anyio
-async def test_serialization_holds_without_asking_when_nothing_depends():
-    from synth.env._judge import judge_check, scenario_of
+def _two_parallel_facts():
+    """A sample of two lookups, neither depending on the other."""
+    from synth.env._judge import scenario_of
     from synth.env.records import Sample, Seed, SubQuestion
 
     subs = [SubQuestion(id="q1", question="What is the balance?", answer="1000 EUR"), SubQuestion(id="q2", question="What is the status?", answer="active")]
     scenario, subs = scenario_of(subs)
     seed = Seed(id="s", mode="question", domain="bank", language="en", question="What is my balance and status?", min_hops=1, max_hops=4, ref="t:1")
     sample = Sample(id="s", seed=seed, question="What is my balance and status?", answer="1000 EUR, active", scenario=scenario, sub_questions=subs)
+    return sample
+
+
+@pytest.mark.anyio
+async def test_serialization_holds_without_asking_when_nothing_depends():
+    from synth.env._judge import judge_check
+
+    sample = _two_parallel_facts()
     model = FunctionModel.from_replies()
     judged = await judge_check(model, sample, "serialization", SynthConfig())
     assert judged.verdict == "yes" and model.requests == []
@@ -343,13 +351,9 @@ async def test_a_check_verdict_scores_as_the_judges_expectation_of_the_scale():
     import math
 
     from agent_sdk import ChatMessage, ModelResponse, TokenChoice
-    from synth.env._judge import judge_check, scenario_of
-    from synth.env.records import Sample, Seed, SubQuestion
+    from synth.env._judge import judge_check
 
-    subs = [SubQuestion(id="q1", question="What is the balance?", answer="1000 EUR"), SubQuestion(id="q2", question="What is the status?", answer="active")]
-    scenario, subs = scenario_of(subs)
-    seed = Seed(id="s", mode="question", domain="bank", language="en", question="What is my balance and status?", min_hops=1, max_hops=4, ref="t:1")
-    sample = Sample(id="s", seed=seed, question="What is my balance and status?", answer="1000 EUR, active", scenario=scenario, sub_questions=subs)
+    sample = _two_parallel_facts()
     text = '{"reason": "both facts are asked", "verdict": "yes"}'
     head, word = text[: text.rindex("yes")], "yes"
     top = {"yes": math.log(0.7), "mostly": math.log(0.2), "no": math.log(0.1)}

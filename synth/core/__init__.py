@@ -28,7 +28,7 @@ from synth.core.runner import map_ordered, progress_bar
 from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
 from synth.core.store import JsonlStore, Rejection, Stage, record_id, rejections_store
 from synth.core.structured import ReasonCode, StructuredResult, ask_structured, enforces_schema, extract_json
-from synth.core.verdicts import VERDICT_WORDS, VERDICTS, YES_NO, VerdictReader, verdict_schema, verdict_score
+from synth.core.verdicts import VERDICT_WORDS, VERDICTS, YES_NO, VerdictReader, verdict_schema
 
 __all__ = [
     "COPIED_EXAMPLE",
@@ -63,5 +63,4 @@ __all__ = [
     "save_figure",
     "stage_counts",
     "verdict_schema",
-    "verdict_score",
 ]

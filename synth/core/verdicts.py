@@ -14,7 +14,7 @@ from typing import Any
 
 from agent_sdk import TokenChoice
 
-__all__ = ["VERDICTS", "VERDICT_WORDS", "YES_NO", "VerdictReader", "verdict_schema", "verdict_score"]
+__all__ = ["VERDICTS", "VERDICT_WORDS", "YES_NO", "VerdictReader", "verdict_schema"]
 
 VERDICTS: dict[str, float] = {"yes": 1.0, "mostly": 0.75, "partly": 0.4, "no": 0.0}
 """Each verdict and the score in [0, 1] it stands for."""
@@ -31,13 +31,6 @@ def verdict_schema() -> dict[str, Any]:
     return {"type": "string", "enum": list(VERDICTS)}
 
 
-def verdict_score(value: Any) -> float | None:
-    """The score of a verdict word (case and surrounding space ignored), None for anything else."""
-    if not isinstance(value, str):
-        return None
-    return VERDICTS.get(value.strip().lower())
-
-
 _WORD = re.compile(r"[\w-]*")
 _LIST_ITEM = re.compile(r'\s*"([^"]*)"\s*(,|\])')
 
@@ -50,15 +43,15 @@ class VerdictReader:
     Where they were returned, a field's score is the expectation of the options' scores under the
     model's probabilities of the options at the position where the field's value starts (the
     sampled token read as the written word, each alternative as the one option it begins, mass on
-    no option or on several left out); otherwise,
-    and wherever a position cannot be read, it is the written word's score. A written word that is
+    no option or on several left out); otherwise, and wherever a position cannot be read, it is
+    the written word's score. A written word that is
     no option scores None: judges still fail closed.
     """
 
     def __init__(self, token_choices: Sequence[TokenChoice] | None) -> None:
         self._choices = list(token_choices or [])
         self._text = "".join(c.token for c in self._choices)
-        self._starts = list(_starts(self._choices))
+        self._starts = _starts(self._choices)
 
     def score(self, key: str, written: Any, options: Mapping[str, float] = VERDICTS) -> float | None:
         """The score of the scalar field `key`, whose parsed value is `written`."""
@@ -81,7 +74,7 @@ class VerdictReader:
         return [b if w is None else w for b, w in zip(base, weighted, strict=True)]  # type: ignore[misc]
 
     def _value_offsets(self, key: str) -> list[int]:
-        """Where the string value(s) of `key` start in the reply (its last occurrence: notes come before verdicts)."""
+        """Where the string value(s) of `key` start in the reply (its last occurrence: a reason written first may quote the key)."""
         found = [m.end() for m in re.finditer(rf'"{re.escape(key)}"\s*:\s*', self._text)]
         if not found:
             return []

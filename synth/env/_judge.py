@@ -15,7 +15,7 @@ from typing import Any
 from mcp_servers import answer_in_output, dependency_depths, dependency_levels, dependency_scenario, normalize_answer
 from synth.core import VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
-from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_to_user
+from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user
 from synth.env.config import SynthConfig
 from synth.env.records import (
     CheckName,
@@ -38,9 +38,10 @@ _TOP_LOGPROBS = 5
 _REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")
 
 
-def repair(d: Decomposition) -> Decomposition:
+def repair(d: Decomposition, seed: Seed | None = None) -> Decomposition:
     """`d` made usable where the fix is mechanical: answers cleaned (`clean_answer`), references
-    filled in (`fill_references`), and the final answer completed from the leaf statements it left out.
+    filled in (`fill_references`), sub-questions that ask what the user already knows dropped
+    (`drop_known`, given the `seed`), and the final answer completed from the leaf statements it left out.
 
     The teacher's final answers paraphrase ("your card is eligible" for q2 = "Yes") or leave a leaf
     out (29 of 50 slice traces rejected `answer_not_composed`), while each sub-question's
@@ -50,6 +51,8 @@ def repair(d: Decomposition) -> Decomposition:
     """
     cleaned = [q.model_copy(update={"answer": clean_answer(q.answer)}) for q in d.sub_questions]
     d = fill_references(d.model_copy(update={"sub_questions": cleaned}))
+    if seed is not None:
+        d = drop_known(d, seed)
     used = {x for q in d.sub_questions for x in q.depends_on}
     added = [
         q.statement.strip()
@@ -60,6 +63,24 @@ def repair(d: Decomposition) -> Decomposition:
         return d
     joiner = "" if any("\u4e00" <= ch <= "\u9fff" for ch in d.final_answer) else " "
     return d.model_copy(update={"final_answer": joiner.join([d.final_answer.strip(), *added])})
+
+
+def drop_known(d: Decomposition, seed: Seed) -> Decomposition:
+    """`d` without the sub-questions whose answer the seed's user already knows, while enough hops remain.
+
+    The teacher kept a hop for the user's own name, club or patient id after being told twice that
+    it is known (5 of 10 rows of a session-11 slice run rejected `answer_known`). Such a hop needs
+    no tool: the sub-questions that use it carry the value in their text already, so it is dropped
+    with the dependencies on it. When too few hops would remain, the trace is left as it is and the
+    `answer_known` rule says what is wrong.
+    """
+    subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
+    drop = set(known_answers(subs, known_to_user(seed.knowledge_corpus)))
+    lo = 1 if seed.mode == "question" else seed.min_hops
+    if not drop or len(subs) - len(drop) < lo:
+        return d
+    kept = [q.model_copy(update={"depends_on": [x for x in q.depends_on if x not in drop]}) for q in d.sub_questions if q.id not in drop]
+    return d.model_copy(update={"sub_questions": kept})
 
 
 def fill_references(d: Decomposition) -> Decomposition:
@@ -99,7 +120,7 @@ def _carries(answer: str, text: str, main_question: str) -> bool:
 
 def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
     """`(reason code, feedback)` for a structurally unusable trace, None when it is fine."""
-    d = repair(d)
+    d = repair(d, seed)
     ids = [q.id for q in d.sub_questions]
     if len(set(ids)) != len(ids):
         return "duplicate_ids", f"sub-question ids must be unique, got {ids}"
@@ -156,7 +177,7 @@ async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Fai
     if result.value is None:
         # a structural problem keeps its own code, so the funnel tells copies from cycles from bad JSON
         return Failure(reason=check.reason(result) or "invalid_output", detail=result.detail)
-    d = repair(result.value)
+    d = repair(result.value, seed)
     scenario, subs = scenario_of(d.sub_questions)
     notes = [] if d.final_answer == result.value.final_answer else ["final answer completed from leaf statements"]
     return Sample(

@@ -177,6 +177,16 @@ def known_to_user(knowledge_corpus: str | None) -> str:
     return match.group(1).strip() if match else ""
 
 
+def known_answers(subs: Sequence[SubRow], known: str) -> list[str]:
+    """Ids of the sub-questions whose answer the user already knows (`known`: `known_to_user`)."""
+    if not known:
+        return []
+    return [
+        sid for sid, _, answer, _ in subs
+        if len(normalize_answer(answer)) >= _KNOWN_MIN_CHARS and generic_answer_reason(answer) is None and answer_in_output(answer, known)
+    ]  # fmt: skip
+
+
 def known_answer_problem(subs: Sequence[SubRow], known: str) -> tuple[str, str] | None:
     """`("answer_known", feedback)` for the first sub-question whose answer the user already knows, else None.
 
@@ -184,11 +194,8 @@ def known_answer_problem(subs: Sequence[SubRow], known: str) -> tuple[str, str] 
     and email) into "What is your name?", "What is your email?" and "What is the order number?":
     two of the three hops were facts the user had stated, which no tool needs to find.
     """
-    if not known:
-        return None
     for sid, _, answer, _ in subs:
-        long_enough = len(normalize_answer(answer)) >= _KNOWN_MIN_CHARS and generic_answer_reason(answer) is None
-        if long_enough and answer_in_output(answer, known):
+        if sid in known_answers(subs, known):
             return "answer_known", (
                 f"{sid}'s answer {answer!r} is already known to the user ({known[:160]!r}); a sub-question asks only for what a "
                 "tool must look up, and what the user knows goes into the text of the sub-questions that need it"

@@ -180,3 +180,18 @@ def test_a_dependency_cycle_is_named_and_sent_back():
                    answer="Your order W7781 has tracking number 1Z999AA10123456784.")
     code, feedback = trace_problem(cycle, seed)
     assert code == "cyclic_dependency" and "('q1', ['q2'])" in feedback
+
+
+def test_a_known_hop_is_dropped_when_enough_hops_remain():
+    from synth.env._judge import repair
+
+    seed = Seed(id="s-1", mode="corpus", domain="ecommerce", language="en", knowledge_corpus=ROW, min_hops=2, max_hops=4, ref="t:1")
+    trace = _trace(("q1", "What is your email?", "alex.rivera@example.com", []),
+                   ("q2", "What is the most recent order of alex.rivera@example.com?", "W7781", ["q1"]),
+                   ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]),
+                   answer="Your order W7781 has tracking number 1Z999AA10123456784.")  # fmt: skip
+    assert trace_problem(trace, seed) is None, "the known hop is repaired away, not fed back"
+    fixed = repair(trace, seed)
+    assert [(q.id, q.depends_on) for q in fixed.sub_questions] == [("q2", []), ("q3", ["q2"])]
+    assert "alex.rivera@example.com" in fixed.sub_questions[0].question, "the known value stays in the text that uses it"
+    assert [q.id for q in repair(trace).sub_questions] == ["q1", "q2", "q3"], "without the seed nothing is known"

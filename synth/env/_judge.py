@@ -66,16 +66,19 @@ def repair(d: Decomposition, seed: Seed | None = None) -> Decomposition:
 
 
 def drop_known(d: Decomposition, seed: Seed) -> Decomposition:
-    """`d` without the sub-questions whose answer the seed's user already knows, while enough hops remain.
+    """`d` without the sub-questions whose answer the seed's user already knows and another sub-question
+    uses, while enough hops remain.
 
     The teacher kept a hop for the user's own name, club or patient id after being told twice that
-    it is known (5 of 10 rows of a session-11 slice run rejected `answer_known`). Such a hop needs
-    no tool: the sub-questions that use it carry the value in their text already, so it is dropped
-    with the dependencies on it. When too few hops would remain, the trace is left as it is and the
-    `answer_known` rule says what is wrong.
+    it is known (6 of 10 rows of a session-11 slice subset rejected `answer_known`). Such a hop
+    needs no tool, and the sub-questions that use it carry the value in their text already, so it
+    is dropped with the dependencies on it. A known hop nothing uses is left to the `answer_known`
+    rule: dropped, it left a trace whose other hops named neither the patient nor the fill they
+    asked about. So is one that would leave too few hops.
     """
     subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
-    drop = set(known_answers(subs, known_to_user(seed.knowledge_corpus)))
+    used = {x for q in d.sub_questions for x in q.depends_on}
+    drop = set(known_answers(subs, known_to_user(seed.knowledge_corpus))) & used
     lo = 1 if seed.mode == "question" else seed.min_hops
     if not drop or len(subs) - len(drop) < lo:
         return d

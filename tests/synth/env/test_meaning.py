@@ -195,3 +195,6 @@ def test_a_known_hop_is_dropped_when_enough_hops_remain():
     assert [(q.id, q.depends_on) for q in fixed.sub_questions] == [("q2", []), ("q3", ["q2"])]
     assert "alex.rivera@example.com" in fixed.sub_questions[0].question, "the known value stays in the text that uses it"
     assert [q.id for q in repair(trace).sub_questions] == ["q1", "q2", "q3"], "without the seed nothing is known"
+    unused = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
+                    ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
+    assert trace_problem(unused, seed)[0] == "answer_known", "a known hop nothing uses is fed back, not dropped"

@@ -28,11 +28,12 @@ from synth.core.runner import map_ordered, progress_bar
 from synth.core.stats import PipelineStats, StageCounts, StageMeter, StageTokens, stage_counts
 from synth.core.store import JsonlStore, Rejection, Stage, record_id, rejections_store
 from synth.core.structured import ReasonCode, StructuredResult, ask_structured, enforces_schema, extract_json
-from synth.core.verdicts import VERDICT_WORDS, VERDICTS, YES_NO, VerdictReader, verdict_schema
+from synth.core.verdicts import VERDICT_TOP_LOGPROBS, VERDICT_WORDS, VERDICTS, YES_NO, VerdictReader, verdict_schema
 
 __all__ = [
     "COPIED_EXAMPLE",
     "VERDICTS",
+    "VERDICT_TOP_LOGPROBS",
     "VERDICT_WORDS",
     "YES_NO",
     "CheckOutcome",

@@ -14,7 +14,7 @@ from typing import Any
 
 from agent_sdk import TokenChoice
 
-__all__ = ["VERDICTS", "VERDICT_WORDS", "YES_NO", "VerdictReader", "verdict_schema"]
+__all__ = ["VERDICTS", "VERDICT_TOP_LOGPROBS", "VERDICT_WORDS", "YES_NO", "VerdictReader", "verdict_schema"]
 
 VERDICTS: dict[str, float] = {"yes": 1.0, "mostly": 0.75, "partly": 0.4, "no": 0.0}
 """Each verdict and the score in [0, 1] it stands for."""
@@ -24,6 +24,10 @@ VERDICT_WORDS = "yes (fully holds), mostly (holds with a small flaw), partly (a 
 
 YES_NO: dict[str, float] = {"yes": 1.0, "no": 0.0}
 """A yes/no answer as a score."""
+
+VERDICT_TOP_LOGPROBS = 5
+"""Alternatives a judge asks for at each token (`SamplingSettings.top_logprobs`): enough to hold every
+verdict word the model weighs, for `VerdictReader`."""
 
 
 def verdict_schema() -> dict[str, Any]:

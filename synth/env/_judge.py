@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from mcp_servers import answer_in_output, dependency_depths, dependency_levels, dependency_scenario, normalize_answer
-from synth.core import VERDICTS, ReplyCheck, VerdictReader, ask_structured
+from synth.core import VERDICT_TOP_LOGPROBS, VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user
 from synth.env.config import SynthConfig
@@ -32,8 +32,6 @@ from synth.env.records import (
 )
 
 CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness", "coherence")
-_TOP_LOGPROBS = 5
-"""Alternatives asked for at each token of a check's reply: a verdict scores as the model's expectation of the scale."""
 
 _REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")
 
@@ -79,7 +77,7 @@ def drop_known(d: Decomposition, seed: Seed) -> Decomposition:
     subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
     used = {x for q in d.sub_questions for x in q.depends_on}
     drop = set(known_answers(subs, known_to_user(seed.knowledge_corpus))) & used
-    lo = 1 if seed.mode == "question" else seed.min_hops
+    lo = seed.fewest_hops
     if not drop or len(subs) - len(drop) < lo:
         return d
     kept = [q.model_copy(update={"depends_on": [x for x in q.depends_on if x not in drop]}) for q in d.sub_questions if q.id not in drop]
@@ -128,7 +126,7 @@ def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
     if len(set(ids)) != len(ids):
         return "duplicate_ids", f"sub-question ids must be unique, got {ids}"
     n = len(ids)
-    lo = 1 if seed.mode == "question" else seed.min_hops
+    lo = seed.fewest_hops
     if not lo <= n <= seed.max_hops:
         return "hop_count", f"write between {lo} and {seed.max_hops} sub-questions, not {n}"
     known = set(ids)
@@ -172,7 +170,7 @@ def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
 async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:
     """Stage 1: the sample's main question, final answer and trace of sub-questions."""
     check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, check=lambda d: trace_problem(d, seed))
-    lo = 1 if seed.mode == "question" else seed.min_hops
+    lo = seed.fewest_hops
     result = await ask_structured(
         model, prompts.decompose(seed, model), Decomposition,
         retries=config.retries, settings=config.list_sampling(), check=check, schema=_schemas.decomposition_schema(lo, seed.max_hops),
@@ -231,7 +229,7 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
     check = ReplyCheck(prompts.CHECK_EXAMPLE)
     result = await ask_structured(
         model, prompts.check(sample, name, model), CheckReply, retries=config.retries,
-        settings=config.sampling.model_copy(update={"top_logprobs": _TOP_LOGPROBS}), check=check, schema=_schemas.CHECK_SCHEMA,
+        settings=config.sampling.model_copy(update={"top_logprobs": VERDICT_TOP_LOGPROBS}), check=check, schema=_schemas.CHECK_SCHEMA,
     )  # fmt: skip
     if result.value is None:
         return Failure(reason=f"judge_{check.reason(result)}", detail=f"{name}: {result.detail}")

@@ -194,8 +194,9 @@ def known_answer_problem(subs: Sequence[SubRow], known: str) -> tuple[str, str] 
     and email) into "What is your name?", "What is your email?" and "What is the order number?":
     two of the three hops were facts the user had stated, which no tool needs to find.
     """
+    found = known_answers(subs, known)
     for sid, _, answer, _ in subs:
-        if sid in known_answers(subs, known):
+        if sid in found:
             return "answer_known", (
                 f"{sid}'s answer {answer!r} is already known to the user ({known[:160]!r}); a sub-question asks only for what a "
                 "tool must look up, and what the user knows goes into the text of the sub-questions that need it"

@@ -52,7 +52,7 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
     asked to copy the answer into the text, the 1.5B teacher described it instead ("the train
     found above") and 6 of 10 traces were rejected as `unused_dependency`.
     """
-    lo = 1 if seed.mode == "question" else seed.min_hops
+    lo = seed.fewest_hops
     hops = f"{lo} to {seed.max_hops}" if lo != seed.max_hops else str(lo)
     if seed.mode == "question":
         task = f"Domain: {seed.domain}\nMain question: {seed.question}\nUse this question as main_question (fix its wording if needed)."

@@ -49,6 +49,11 @@ class Seed(_Record):
     max_hops: int = Field(ge=1)
     ref: str = Field(description="`file:line` of the input row.")
 
+    @property
+    def fewest_hops(self) -> int:
+        """The fewest sub-questions a trace of this seed may have: a given question may need one lookup only."""
+        return 1 if self.mode == "question" else self.min_hops
+
 
 class SubQuestion(_Record):
     """One hop of the trace, as the decomposer writes it."""

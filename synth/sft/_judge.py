@@ -43,7 +43,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import SamplingSettings
-from synth.core import VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, VerdictReader, extract_json, verdict_schema
+from synth.core import VERDICT_TOP_LOGPROBS, VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, VerdictReader, extract_json, verdict_schema
 from synth.sft._grounding import Grounding, grounding
 
 DIMENSIONS = (
@@ -59,8 +59,6 @@ DIMENSIONS = (
 
 _SCALAR = ("query_understanding", "query_planning", "conciseness", "final_answer")
 _PER_STEP = ("tool_response_understanding", "tool_call_planning")
-_TOP_LOGPROBS = 5
-"""Alternatives asked for at each token: enough to hold all four verdict words where the model weighs them."""
 _PROVEN_FLAW_FACTOR = 0.5
 """A trajectory whose answer the conversation proves wrong keeps half its score: below any useful bar."""
 
@@ -227,7 +225,7 @@ async def judge_trajectory(
     prompt = _PROMPT.format(
         steps=n, conversation=render(messages), findings=findings, words=VERDICT_WORDS, format=example.format_section(model)
     )
-    result = await guard.ask(model, prompt, _JudgeReply, settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens, top_logprobs=_TOP_LOGPROBS), schema=judge_schema(n))
+    result = await guard.ask(model, prompt, _JudgeReply, settings=SamplingSettings(temperature=0.0, max_tokens=max_tokens, top_logprobs=VERDICT_TOP_LOGPROBS), schema=judge_schema(n))
     reply = result.value
     if reply is None:
         try:

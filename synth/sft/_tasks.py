@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import SamplingSettings, read_jsonl
-from synth.core import VERDICT_WORDS, YES_NO, PromptExample, ReplyCheck, StructuredResult, VerdictReader, record_id, verdict_schema
+from synth.core import VERDICT_TOP_LOGPROBS, VERDICT_WORDS, YES_NO, PromptExample, ReplyCheck, StructuredResult, VerdictReader, record_id, verdict_schema
 from synth.sft._docs import ServerDoc
 from synth.sft._graph import tool_lines
 
@@ -248,8 +248,6 @@ def score_schema(tool_names: Sequence[str]) -> dict[str, Any]:
 
 _POINTS = {"yes": 5.0, "mostly": 4.0, "partly": 2.0, "no": 1.0}
 """A verdict as a 1-5 task score: "mostly" keeps a task (threshold 3), "partly" does not."""
-_TOP_LOGPROBS = 5
-"""Alternatives asked for at each token of a score: enough to hold every verdict word the model weighs."""
 
 Verdict = Literal["yes", "mostly", "partly", "no"]
 
@@ -451,7 +449,7 @@ async def score_task(model: object, server: ServerDoc, task: SynthTask, *, max_t
     )  # fmt: skip
     names = [t.name for t in server.tools]
     guard = ReplyCheck(SCORE_EXAMPLE, check=lambda v: None if v.first_tool in [*names, "none"] else f"first_tool must be one of {names} or none")
-    settings = _settings(max_tokens, temperature=0.0).model_copy(update={"top_logprobs": _TOP_LOGPROBS})
+    settings = _settings(max_tokens, temperature=0.0).model_copy(update={"top_logprobs": VERDICT_TOP_LOGPROBS})
     result = await guard.ask(model, prompt, _ScoreReply, settings=settings, schema=score_schema(names))
     scores = result.value.scores(VerdictReader(result.token_choices), names) if result.value is not None else None
     return dataclasses.replace(result, value=scores)  # type: ignore[arg-type]

@@ -5,7 +5,9 @@ ask whether its task means something, each with a stable code:
 
 - `main_not_question`: the main question asks for nothing (no question, no request for values);
 - `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
-  no other sub-question uses) does not appear in it, normalized as verify matches answers;
+  no other sub-question uses) does not appear in it, normalized as verify matches answers. A yes
+  or no leaf is exempt: "Is my checking account allowed?" -> "Yes" is stated as "your checking
+  account is allowed", which no string match finds (the completeness check judges it);
 - `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
   (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, or only the slot its question
   names: "City Name" for "What is the city ...?") instead of stating a value;
@@ -81,6 +83,7 @@ _SLOT_NOUNS = frozenset({"name", "code", "number", "value", "id", "date", "time"
 _KNOWN_MIN_CHARS = 4
 """Shorter known values ("2", "Visa") occur in a row's text by chance too often to reject on."""
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_YES_NO = frozenset({"yes", "no", "true", "false", "是", "否", "不是", "有", "没有"})
 
 SubRow = tuple[str, str, str, Sequence[str]]
 """A sub-question as the rules read it: (id, question, answer, depends_on)."""
@@ -125,6 +128,10 @@ def _is_value(answer: str, question: str) -> bool:
     return not (_SENTENCE_END.search(answer) and len(words) >= 4)
 
 
+def _is_yes_no(answer: str) -> bool:
+    return normalize_answer(clean_answer(answer)).rstrip(".。!！") in _YES_NO
+
+
 def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]) -> list[MeaningFinding]:
     findings: list[MeaningFinding] = []
     if not _is_question(main_question):
@@ -135,7 +142,10 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
     used = {d for _, _, _, deps in subs for d in deps}
-    missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and not answer_in_output(answer, final_answer)]
+    missing = [
+        (sid, answer) for sid, _, answer, _ in subs
+        if sid not in used and not _is_yes_no(answer) and not answer_in_output(answer, final_answer)
+    ]  # fmt: skip
     if missing:
         listed = ", ".join(f"{sid} ({answer!r})" for sid, answer in missing)
         findings.append(MeaningFinding(code="answer_not_composed", message=f"the final answer does not state the answers of {listed}"))

@@ -50,7 +50,9 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
 
     A dependent sub-question may write `{q1}` where q1's answer goes (the pipeline fills it in):
     asked to copy the answer into the text, the 1.5B teacher described it instead ("the train
-    found above") and 6 of 10 traces were rejected as `unused_dependency`.
+    found above") and 6 of 10 traces were rejected as `unused_dependency`. The text's known
+    information is named as such: untold, the teacher asked for it ("What is your name?") in 6 of 10
+    rows of a session-11 slice subset (`answer_known`).
     """
     lo = seed.fewest_hops
     hops = f"{lo} to {seed.max_hops}" if lo != seed.max_hops else str(lo)
@@ -59,7 +61,8 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
     elif seed.mode == "corpus":
         task = (
             f"Domain: {seed.domain}\nText:\n{seed.knowledge_corpus}\n\nWrite one question about this text that a user would ask "
-            "an assistant with lookup tools, asking for specific values (times, prices, codes, names, counts)."
+            "an assistant with lookup tools, asking for specific values (times, prices, codes, names, counts). What the text "
+            "says the user knows goes into the questions' text; no sub-question asks for it."
         )
     else:
         task = (
@@ -75,6 +78,7 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
         "- If a sub-question needs an earlier one's answer, put that id in depends_on and write the id in braces, "
         "like {q1}, where that answer goes in its text.\n"
         "- Independent sub-questions have empty depends_on.\n"
+        "- main_question is a question, ending with a question mark.\n"
         "- final_answer answers the main question in one sentence that states the answers of the sub-questions "
         "no other sub-question uses.\n"
         f"Write all questions and answers in {_language(seed.language)}."

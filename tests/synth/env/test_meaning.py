@@ -161,6 +161,17 @@ def test_a_final_answer_that_states_values_no_sub_question_found_is_made_up():
     )
 
 
+def test_a_yes_or_no_leaf_is_stated_in_words_but_a_value_leaf_must_appear():
+    # the teacher's bank trace: "whether my checking account is allowed" is said, not quoted as "Yes"
+    subs = [("q1", "What is the ID of beneficiary Alem Kebede?", "BEN-4471", []),
+            ("q2", "Is checking account 4321 allowed to pay {q1}?", ">>Yes<", ["q1"]),
+            ("q3", "What is the daily transfer limit for {q1}?", "5000 ETB", ["q1"])]  # fmt: skip
+    main = "Can I send money to Alem Kebede from my checking account, and what is my daily limit?"
+    assert composition_problem(main, "Your checking account is allowed; the daily limit is 5000 ETB.", subs) is None
+    missing = composition_problem(main, "Your checking account is allowed.", subs)
+    assert missing is not None and missing[0] == "answer_not_composed" and "q3" in missing[1] and "q2" not in missing[1]
+
+
 def test_a_lookup_of_what_the_main_question_states_is_not_a_hop_but_a_comparison_may_name_it():
     main = "What is the average cost of the compound with code 'ABC123'?"
     given = composition_problem(main, "Compound ABC123 costs $5.67 per unit.",

@@ -29,7 +29,7 @@ async def test_gold_replay_scores_one(domain: str, eval_config: EvalConfig) -> N
     for task in tasks:
         outcome = await replay_gold(domain, task)
         if outcome.reward != 1.0:
-            failures.append((task.id, outcome.reward, outcome.reward_info.get("info")))
+            failures.append((task.id, outcome.reward, outcome.simulation["reward_info"].get("info")))
     assert failures == [], f"{len(failures)}/{len(tasks)} gold replays below 1.0: {failures[:2]}"
 
 
@@ -38,7 +38,7 @@ async def test_telecom_solo_gold_replay_scores_one(eval_config: EvalConfig) -> N
     tasks = [t for t in load_tasks("telecom") if getattr(t, "ticket", None)]
     for task in _sample(tasks, eval_config.full_replay, n=3):
         outcome = await replay_gold("telecom", task, solo_mode=True)
-        assert outcome.reward == 1.0, (task.id, outcome.reward_info.get("info"))
+        assert outcome.reward == 1.0, (task.id, outcome.simulation["reward_info"].get("info"))
 
 
 @pytest.mark.anyio
@@ -143,7 +143,7 @@ async def test_play_task_hands_tau2_the_dialogue_and_the_agents_calls(skip_write
     assert sent == made and not any(m.error for m in outcome.messages if m.role == "tool")
     assert outcome.termination == "user_stop"
     assert outcome.reward == (0.0 if skip_write else 1.0)
-    assert outcome.reward_info["db_check"]["db_match"] is not skip_write
+    assert outcome.simulation["reward_info"]["db_check"]["db_match"] is not skip_write
 
 
 @pytest.mark.anyio

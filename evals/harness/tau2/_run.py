@@ -21,24 +21,25 @@ _STOP_MARKERS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
 SOLO_NUDGE = "Work on the ticket with your tools; call `done` when it is solved."
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class TaskOutcome:
-    """tau2's verdict on one episode, with the trajectory it judged."""
+    """tau2's verdict on one episode: its native record, and the messages that record was judged on."""
 
-    task_id: str
-    """tau2's task id."""
-    reward: float
-    """tau2's reward for the episode (1.0: every check of the task passed)."""
-    termination: str
-    """How the episode ended, as tau2 names it (`user_stop`, `agent_stop`, `max_steps`, ...)."""
+    simulation: dict[str, Any]
+    """tau2's `SimulationRun` as JSON: task id, termination, duration and `reward_info` (the reward's breakdown:
+    database, actions, communication checks)."""
     messages: list[Any] = field(default_factory=list)
-    """The episode's tau2 messages, in order."""
-    reward_info: dict[str, Any] = field(default_factory=dict)
-    """tau2's breakdown of the reward (database, actions, communication checks)."""
-    simulation: dict[str, Any] = field(default_factory=dict)
-    """tau2's `SimulationRun` (its native record)."""
-    wall_s: float = 0.0
-    """Seconds the episode took."""
+    """The episode's tau2 messages, in order, as the objects tau2's evaluator read."""
+
+    @property
+    def reward(self) -> float:
+        """tau2's reward for the episode (1.0: every check of the task passed)."""
+        return self.simulation["reward_info"]["reward"]
+
+    @property
+    def termination(self) -> str:
+        """How the episode ended, as tau2 names it (`user_stop`, `agent_stop`, `max_steps`, ...)."""
+        return self.simulation["termination_reason"]
 
 
 def load_tasks(domain: str) -> list[Any]:
@@ -65,9 +66,7 @@ def _evaluate(domain: str, task: Any, messages: list[Any], termination: str, sol
     )
     info = evaluate_simulation(simulation, task, EvaluationType.ALL, solo_mode, domain)
     simulation.reward_info = info
-    return TaskOutcome(task_id=task.id, reward=info.reward, termination=termination, messages=messages,
-                       reward_info=info.model_dump(mode="json"), simulation=simulation.model_dump(mode="json"),
-                       wall_s=time.perf_counter() - started)
+    return TaskOutcome(simulation=simulation.model_dump(mode="json"), messages=messages)
 
 
 def _tool_messages(requestor: Literal["user", "assistant"], content: str | None, calls: list[tuple[Any, Any]]) -> list[Any]:

@@ -64,21 +64,27 @@ def repair(d: Decomposition, seed: Seed | None = None) -> Decomposition:
 
 
 def drop_known(d: Decomposition, seed: Seed) -> Decomposition:
-    """`d` without the sub-questions whose answer the seed's user already knows and another sub-question
-    uses, while enough hops remain.
+    """`d` without the sub-questions whose answer the seed's user already knows and whose value lives on
+    elsewhere in the trace, while enough hops remain.
 
     The teacher kept a hop for the user's own name, club or patient id after being told twice that
-    it is known (6 of 10 rows of a session-11 slice subset rejected `answer_known`). Such a hop
-    needs no tool, and the sub-questions that use it carry the value in their text already, so it
-    is dropped with the dependencies on it. A known hop nothing uses is left to the `answer_known`
-    rule: dropped, it left a trace whose other hops named neither the patient nor the fill they
-    asked about. So is one that would leave too few hops.
+    it is known (6 of 10 rows of a session-11 slice subset rejected `answer_known`; 16 of 50 in a
+    session-12 slice run). Such a hop needs no tool. It is dropped with the dependencies on it when
+    its value lives on: another sub-question uses it (its text carries the value once references are
+    filled in), or the main question or another sub-question names it. A known hop whose value is
+    nowhere else is left to the `answer_known` rule: dropped, it left a trace whose other hops named
+    neither the patient nor the fill they asked about. So is one that would leave too few hops.
     """
     subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
     used = {x for q in d.sub_questions for x in q.depends_on}
-    drop = set(known_answers(subs, known_to_user(seed.knowledge_corpus))) & used
-    lo = seed.fewest_hops
-    if not drop or len(subs) - len(drop) < lo:
+
+    def lives_on(sid: str, answer: str) -> bool:
+        texts = [d.main_question, *(q.question for q in d.sub_questions if q.id != sid)]
+        return sid in used or any(answer_in_output(answer, text) for text in texts)
+
+    answers = {q.id: q.answer for q in d.sub_questions}
+    drop = {sid for sid in known_answers(subs, known_to_user(seed.knowledge_corpus)) if lives_on(sid, answers[sid])}
+    if not drop or len(subs) - len(drop) < seed.fewest_hops:
         return d
     kept = [q.model_copy(update={"depends_on": [x for x in q.depends_on if x not in drop]}) for q in d.sub_questions if q.id not in drop]
     return d.model_copy(update={"sub_questions": kept})

@@ -69,6 +69,9 @@ _QUESTION_EN = re.compile(
 )
 _QUESTION_ZH = re.compile(r"[?？吗呢]|什么|多少|哪|几|如何|怎么|怎样|是否|请|能否|告诉|查询|查一下|帮我")
 _SENTENCE_END = re.compile(r"[.!。！]\s*$")
+_VERB = re.compile(r"\b(is|are|was|were|has|have|had|will|can|cannot|could|would|should|does|do|did|not|been)\b", re.IGNORECASE)
+"""A finite verb or a negation: four or more words with one are a sentence ("Alem Kebede's ID is not known"). Without
+one, a full stop makes a sentence only when there is no number: "Lipitor (atorvastatin) 40 mg." is a value."""
 _SUFFIX = re.compile(r"(_?\d+)$")
 _PLACEHOLDER = re.compile(
     r"\{[^{}]*\}|<[^<>]*>|\?|^(unknown|n/?a|tbd|none|null|xxx+|\.\.\.|未知|无)$|\byyyy\b|\bhh:mm\b|\ba number with its unit\b|\bits value\b",
@@ -125,7 +128,8 @@ def _is_value(answer: str, question: str) -> bool:
     words = answer.split()
     if len(words) > 8:
         return False
-    return not (_SENTENCE_END.search(answer) and len(words) >= 4)
+    sentence = _VERB.search(answer) or (_SENTENCE_END.search(answer) and not any(ch.isdigit() for ch in answer))
+    return not (len(words) >= 4 and sentence)
 
 
 def _is_yes_no(answer: str) -> bool:

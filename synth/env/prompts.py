@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_sdk import ChatMessage, ChatModel
 from synth.core import VERDICT_WORDS, PromptExample
+from synth.env._meaning import known_to_user
 from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
 
 _LANG = {"en": "English", "zh": "Simplified Chinese"}
@@ -50,9 +51,9 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
 
     A dependent sub-question may write `{q1}` where q1's answer goes (the pipeline fills it in):
     asked to copy the answer into the text, the 1.5B teacher described it instead ("the train
-    found above") and 6 of 10 traces were rejected as `unused_dependency`. The text's known
-    information is named as such: untold, the teacher asked for it ("What is your name?") in 6 of 10
-    rows of a session-11 slice subset (`answer_known`).
+    found above") and 6 of 10 traces were rejected as `unused_dependency`. What the row says the
+    user knows is repeated apart, as values no sub-question asks for: left in the text, the teacher
+    asked for it ("What is your name?", the patient id) in 16 of 50 slice rows (`answer_known`).
     """
     lo = seed.fewest_hops
     hops = f"{lo} to {seed.max_hops}" if lo != seed.max_hops else str(lo)
@@ -61,9 +62,10 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
     elif seed.mode == "corpus":
         task = (
             f"Domain: {seed.domain}\nText:\n{seed.knowledge_corpus}\n\nWrite one question about this text that a user would ask "
-            "an assistant with lookup tools, asking for specific values (times, prices, codes, names, counts). What the text "
-            "says the user knows goes into the questions' text; no sub-question asks for it."
+            "an assistant with lookup tools, asking for specific values (times, prices, codes, names, counts)."
         )
+        if known := known_to_user(seed.knowledge_corpus):
+            task += f"\nThe user already knows: {known}\nNo sub-question asks for these; write them into the questions that need them."
     else:
         task = (
             f"Domain: {seed.domain}\nWrite one question from this domain that a user would ask an assistant with lookup tools, "

@@ -118,8 +118,8 @@ ROW = ("background: You want the tracking number for your recent order because y
        " Information Needed: You don't remember your order number.")
 
 
-def _trace(*subs: tuple[str, str, str, list[str]], answer: str) -> Decomposition:
-    return Decomposition(main_question="What is the tracking number for my recent order?", final_answer=answer,
+def _trace(*subs: tuple[str, str, str, list[str]], answer: str, main: str = "What is the tracking number for my recent order?") -> Decomposition:
+    return Decomposition(main_question=main, final_answer=answer,
                          sub_questions=[SubQuestion(id=i, question=q, answer=a, depends_on=d) for i, q, a, d in subs])
 
 
@@ -209,3 +209,18 @@ def test_a_known_hop_is_dropped_when_enough_hops_remain():
     unused = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
                     ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
     assert trace_problem(unused, seed)[0] == "answer_known", "a known hop nothing uses is fed back, not dropped"
+    named = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
+                   ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]),
+                   answer=trace.final_answer, main="Which tracking number has the latest order of alex.rivera@example.com?")
+    assert trace_problem(named, seed) is None, "a known hop the main question names is dropped: its value lives on there"
+    assert [q.id for q in repair(named, seed).sub_questions] == ["q2", "q3"]
+
+
+def test_a_value_with_a_trailing_period_is_a_value_and_a_verb_makes_a_sentence():
+    # the teacher's slice answers: the first two were rejected as sentences for their period alone
+    subs = lambda answer: [("q1", "Which medication and dose is on the refill?", answer, [])]  # noqa: E731
+    for value in ("Lipitor (atorvastatin) 40 mg.", "2 out of 4 seats available."):
+        assert composition_problem("Which medication and dose is on my refill?", f"Your refill is {value}", subs(value)) is None, value
+    for sentence in ("Alem Kebede's ID is not known", "The mop was delivered."):
+        problem = composition_problem("Which medication and dose is on my refill?", f"Your refill: {sentence}", subs(sentence))
+        assert problem is not None and problem[0] == "answer_not_value", sentence

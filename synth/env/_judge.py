@@ -15,7 +15,7 @@ from typing import Any
 from mcp_servers import answer_in_output, dependency_depths, dependency_levels, dependency_scenario, normalize_answer
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
-from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user
+from synth.env._meaning import clean_answer, composition_problem, is_yes_no, known_answer_problem, known_answers, known_to_user, language_problem
 from synth.env.config import SynthConfig
 from synth.env.records import (
     CheckName,
@@ -38,29 +38,54 @@ _REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")
 
 def repair(d: Decomposition, seed: Seed | None = None) -> Decomposition:
     """`d` made usable where the fix is mechanical: answers cleaned (`clean_answer`), references
-    filled in (`fill_references`), sub-questions that ask what the user already knows dropped
-    (`drop_known`, given the `seed`), and the final answer completed from the leaf statements it left out.
-
-    The teacher's final answers paraphrase ("your card is eligible" for q2 = "Yes") or leave a leaf
-    out (29 of 50 slice traces rejected `answer_not_composed`), while each sub-question's
-    statement states its value. A leaf the final answer misses is appended as its statement when
-    that statement holds the answer; a leaf whose statement does not is left missing, so the
-    composition rule still rejects it.
+    filled in (`fill_references`), and, given the `seed`, sub-questions that ask what the user
+    already knows (`drop_known`) or that the final answer does not use (`drop_unserved`) dropped.
     """
+    mended = _mend(d, seed)
+    return mended if seed is None else drop_unserved(mended, seed, declared=_declared(d))
+
+
+def _declared(d: Decomposition) -> set[str]:
+    return {x for q in d.sub_questions for x in q.depends_on}
+
+
+def _mend(d: Decomposition, seed: Seed | None) -> Decomposition:
+    """`repair` short of dropping unserved leaves: the trace the structural rules judge. Dropped first, a
+    leaf that repeats another's question (or lost its dependency) would take the flaw away with it."""
     cleaned = [q.model_copy(update={"answer": clean_answer(q.answer)}) for q in d.sub_questions]
     d = fill_references(d.model_copy(update={"sub_questions": cleaned}))
-    if seed is not None:
-        d = drop_known(d, seed)
-    used = {x for q in d.sub_questions for x in q.depends_on}
-    added = [
-        q.statement.strip()
-        for q in d.sub_questions
-        if q.id not in used and q.statement and not answer_in_output(q.answer, d.final_answer) and answer_in_output(q.answer, q.statement)
-    ]
-    if not added:
-        return d
-    joiner = "" if any("\u4e00" <= ch <= "\u9fff" for ch in d.final_answer) else " "
-    return d.model_copy(update={"final_answer": joiner.join([d.final_answer.strip(), *added])})
+    return d if seed is None else drop_known(d, seed)
+
+
+def drop_unserved(d: Decomposition, seed: Seed, *, declared: set[str] | None = None) -> Decomposition:
+    """`d` without the leaves whose answer its final answer does not state (a yes or no leaf is stated
+    in words), and then the hops only those leaves used, while enough hops remain.
+
+    The teacher pads a decomposition with lookups its answer does not need: "the estimated
+    delivery time of product A" split into its stock, its price and its last shipment, answered
+    "15 days". Appending such leaves' statements to the final answer (sessions 8-11) made the
+    composition rule pass them, and 2 of the 4 environments of a session-12 slice run asked one
+    thing and looked up others. A leaf the answer does not use does not serve the main question;
+    when dropping leaves too few hops, nothing is dropped and the composition rule sends the trace back. A hop the user
+    already knows stays for the `answer_known` rule (`drop_known`), and so does one another
+    sub-question `declared` it depends on without carrying its value ("the temperature there"):
+    without it the question that needed it is left unanswerable.
+    """
+    subs = list(d.sub_questions)
+    known = set(known_answers([(q.id, q.question, q.answer, q.depends_on) for q in subs], known_to_user(seed.knowledge_corpus)))
+    lost = (declared or set()) - {x for q in subs for x in q.depends_on}
+    while True:
+        used = {x for q in subs for x in q.depends_on}
+        drop = {
+            q.id for q in subs
+            if q.id not in used | known | lost and not is_yes_no(q.answer) and not answer_in_output(q.answer, d.final_answer)
+        }  # fmt: skip
+        if not drop:
+            break
+        if len(subs) - len(drop) < seed.fewest_hops:
+            return d
+        subs = [q for q in subs if q.id not in drop]
+    return d if len(subs) == len(d.sub_questions) else d.model_copy(update={"sub_questions": subs})
 
 
 def drop_known(d: Decomposition, seed: Seed) -> Decomposition:
@@ -127,7 +152,8 @@ def _carries(answer: str, text: str, main_question: str) -> bool:
 
 def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
     """`(reason code, feedback)` for a structurally unusable trace, None when it is fine."""
-    d = repair(d, seed)
+    declared = _declared(d)
+    d = _mend(d, seed)
     ids = [q.id for q in d.sub_questions]
     if len(set(ids)) != len(ids):
         return "duplicate_ids", f"sub-question ids must be unique, got {ids}"
@@ -161,8 +187,13 @@ def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
         stray = _REFERENCE.findall(q.question)
         if stray:
             return "unknown_dependency", f"sub-question {q.id} refers to {stray}, which are not earlier sub-questions"
+    d = drop_unserved(d, seed, declared=declared)
     subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
-    return known_answer_problem(subs, known_to_user(seed.knowledge_corpus)) or composition_problem(d.main_question, d.final_answer, subs)
+    return (
+        language_problem(d.main_question, seed.language)
+        or known_answer_problem(subs, known_to_user(seed.knowledge_corpus))
+        or composition_problem(d.main_question, d.final_answer, subs)
+    )
 
 
 def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
@@ -186,7 +217,8 @@ async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Fai
         return Failure(reason=check.reason(result) or "invalid_output", detail=result.detail)
     d = repair(result.value, seed)
     scenario, subs = scenario_of(d.sub_questions)
-    notes = [] if d.final_answer == result.value.final_answer else ["final answer completed from leaf statements"]
+    dropped = sorted({q.id for q in result.value.sub_questions} - {q.id for q in d.sub_questions})
+    notes = [f"dropped {', '.join(dropped)}: known to the user or unused by the final answer"] if dropped else []
     return Sample(
         id=seed.id, seed=seed, question=d.main_question.strip(), answer=d.final_answer.strip(), scenario=scenario, sub_questions=subs, notes=notes
     )  # fmt: skip

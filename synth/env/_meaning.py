@@ -20,6 +20,8 @@ ask whether its task means something, each with a stable code:
   with code 'ABC123'?"): no tool is needed to find what the user said;
 - `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
   (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9;
+- `wrong_language` (decomposition only: it needs the seed): the main question is not in the seed's
+  language (the teacher wrote 10 Chinese-domain rows in English);
 - `answer_known` (decomposition only: it needs the knowledge row): a sub-question asks for a
   value the row's "Known Information" already gives the user ("What is your name?" -> the
   name the user stated), so no tool is needed for it.
@@ -48,8 +50,10 @@ __all__ = [
     "clean_answer",
     "composition_problem",
     "duplicate_tool_groups",
+    "is_yes_no",
     "known_answer_problem",
     "known_to_user",
+    "language_problem",
     "meaning_findings",
     "tool_text",
 ]
@@ -132,7 +136,8 @@ def _is_value(answer: str, question: str) -> bool:
     return not (len(words) >= 4 and sentence)
 
 
-def _is_yes_no(answer: str) -> bool:
+def is_yes_no(answer: str) -> bool:
+    """Whether `answer` is a bare yes or no (true/false, 是/否), which a final answer states in words."""
     return normalize_answer(clean_answer(answer)).rstrip(".。!！") in _YES_NO
 
 
@@ -148,7 +153,7 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     used = {d for _, _, _, deps in subs for d in deps}
     missing = [
         (sid, answer) for sid, _, answer, _ in subs
-        if sid not in used and not _is_yes_no(answer) and not answer_in_output(answer, final_answer)
+        if sid not in used and not is_yes_no(answer) and not answer_in_output(answer, final_answer)
     ]  # fmt: skip
     if missing:
         listed = ", ".join(f"{sid} ({answer!r})" for sid, answer in missing)
@@ -183,6 +188,19 @@ def _numbers(*texts: str) -> list[str]:
     """The numbers of `texts` as tokens, once each in order of appearance ("2025-09-10", "5.99",
     "1,500" -> "1500"): "2" is not found in "2022"."""
     return list(dict.fromkeys(n.replace(",", "") for text in texts for n in _NUMBER.findall(text)))
+
+
+def language_problem(main_question: str, language: str) -> tuple[str, str] | None:
+    """`("wrong_language", feedback)` when the main question is not written in `language` ("zh" or "en"), else None."""
+    if language not in ("zh", "en"):
+        return None
+    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in main_question)
+    latin = sum(ch.isascii() and ch.isalpha() for ch in main_question)
+    wrong = (language == "zh" and cjk == 0) or (language == "en" and cjk > latin)
+    if not wrong:
+        return None
+    name = {"zh": "Simplified Chinese", "en": "English"}[language]
+    return "wrong_language", f"the main question {main_question[:80]!r} is not in {name}; write every question and answer in {name}"
 
 
 def known_to_user(knowledge_corpus: str | None) -> str:

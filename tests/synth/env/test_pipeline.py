@@ -295,16 +295,26 @@ async def test_a_tool_without_parameters_is_its_golden_row(tmp_path, sandbox):
 
 
 @pytest.mark.anyio
-async def test_a_final_answer_that_leaves_a_leaf_out_is_completed_from_its_statement(tmp_path, sandbox):
+async def test_a_leaf_the_final_answer_does_not_use_is_dropped_while_enough_hops_remain(tmp_path, sandbox):
+    # the teacher's padding: "the delivery time of product A" looked up with its stock and price, answered "15 days"
     trace = json.loads(Script().decompose[0])
-    trace["final_answer"] = "It is warm there."
-    trace["sub_questions"][1]["statement"] = "It is 18°C in Paris right now."
+    trace["sub_questions"].append({"id": "q3", "question": "What is the height of the Eiffel Tower?", "answer": "330 m", "depends_on": []})
     result, model = await run(tmp_path, Script(decompose=[json.dumps(trace, ensure_ascii=False)]), sandbox)
     (record,) = result.envs
     env = load_env(tmp_path / "out" / record.path)
-    assert env.spec.task.answer == "It is warm there. It is 18°C in Paris right now."
-    assert "final answer completed from leaf statements" in record.notes
+    assert [s.id for s in env.spec.subtasks] == ["q1", "q2"] and env.spec.task.answer == "18°C"
+    assert "dropped q3: known to the user or unused by the final answer" in record.notes
     assert len([r for r in model.requests if "Break the main question" in r.messages[1].content]) == 1, "no retry spent on it"
+
+
+@pytest.mark.anyio
+async def test_a_final_answer_that_leaves_out_a_leaf_it_needs_is_sent_back(tmp_path, sandbox):
+    trace = json.loads(Script().decompose[0])
+    trace["final_answer"] = "It is warm there."
+    result, model = await run(tmp_path, Script(decompose=[json.dumps(trace, ensure_ascii=False)] * 3), sandbox)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("decompose", "answer_not_composed") and "q2 ('18°C')" in rej["detail"]
 
 
 def test_answers_are_cleaned_and_placeholders_are_not_values():

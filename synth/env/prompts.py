@@ -75,6 +75,8 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
         f"{task}\n\n"
         f"Break the main question into {hops} sub-questions, each answered by one lookup in a database or service. Rules:\n"
         "- Each sub-question asks for one fact about one thing; every sub-question is needed to answer the main question.\n"
+        "- A lookup is keyed on a value: one the user gave (write it into the sub-question) or an earlier answer. "
+        "The user's own details are such keys, never sub-questions.\n"
         "- statement gives the fact in one sentence (invent a plausible one if needed); answer is then only its value "
         "(a number with its unit, a time, a date, a name or a code), never a sentence. Different facts have different values.\n"
         "- If a sub-question needs an earlier one's answer, put that id in depends_on and write the id in braces, "
@@ -82,7 +84,7 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
         "- Independent sub-questions have empty depends_on.\n"
         "- main_question is a question, ending with a question mark.\n"
         "- final_answer answers the main question in one sentence that states the answers of the sub-questions "
-        "no other sub-question uses.\n"
+        "no other sub-question uses, and no value they did not find.\n"
         f"Write all questions and answers in {_language(seed.language)}."
         + DECOMPOSE_EXAMPLE.format_section(model, "replace every <...>")
     )

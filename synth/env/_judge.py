@@ -65,11 +65,11 @@ def drop_unserved(d: Decomposition, seed: Seed, *, declared: set[str] | None = N
     delivery time of product A" split into its stock, its price and its last shipment, answered
     "15 days". Appending such leaves' statements to the final answer (sessions 8-11) made the
     composition rule pass them, and 2 of the 4 environments of a session-12 slice run asked one
-    thing and looked up others. A leaf the answer does not use does not serve the main question;
-    when dropping leaves too few hops, nothing is dropped and the composition rule sends the trace back. A hop the user
-    already knows stays for the `answer_known` rule (`drop_known`), and so does one another
-    sub-question `declared` it depends on without carrying its value ("the temperature there"):
-    without it the question that needed it is left unanswerable.
+    thing and looked up others. A leaf the answer does not use does not serve the main question.
+    When dropping would leave too few hops, nothing is dropped and the composition rule sends the
+    trace back. A hop the user already knows stays for the `answer_known` rule (`drop_known`), and
+    so does one that another sub-question `declared` it depends on without carrying its value ("the
+    temperature there"): without it the question that needed it is left unanswerable.
     """
     subs = list(d.sub_questions)
     known = set(known_answers([(q.id, q.question, q.answer, q.depends_on) for q in subs], known_to_user(seed.knowledge_corpus)))

@@ -9,7 +9,12 @@ messages and both shown to the judge and applied to its verdict (`_judge`):
   and no user or system message contains, normalized as verify matches answers — a value the
   agent computed (a sum, a conversion) counts too: the judge is strict rather than credulous;
 - `ignored_errors`: a step whose result was an error, after which no call succeeded and the
-  final answer does not say that something failed.
+  final answer does not say that something failed;
+- `unreported_refusals`: a step whose result reports that what was asked cannot be had (a status
+  `sold_out`, `rejected`, `unavailable`, ...; `available: false`, `is_open: false`, ...) while the
+  final answer says nothing negative at all: the teacher judge rated "Good news, the 19:00 showing
+  still has seats" above "Sorry, it is sold out" for a result saying `sold_out` (2 of 4 planted
+  unfaithful twins), and no negation in the answer cannot report a refusal.
 """
 
 from __future__ import annotations
@@ -33,12 +38,28 @@ _FAILURE_WORDS = re.compile(
 )
 
 
+_REFUSAL_STATUS = re.compile(
+    r"(sold[_ ]?out|unavailable|not[_ ]available|rejected|declined|denied|cancell?ed|failed|failure|expired|closed|"
+    r"out[_ ]of[_ ]stock|insufficient[_ ]funds|fully[_ ]booked|full)",
+    re.IGNORECASE,
+)
+_AVAILABILITY_KEY = re.compile(r"(is_)?(available|open|in_stock|success|successful|succeeded|eligible|approved|confirmed|bookable)", re.IGNORECASE)
+_NEGATIVE_WORDS = re.compile(
+    r"\b(no|not|none|nothing|never|sorry|unfortunately|unavailable|sold out|full|fully booked|rejected|declined|denied|"
+    r"cancel\w*|failed|expired|closed|out of stock|insufficient|cannot|\w+n't)\b|不|没|无|抱歉|已满|满了|售罄|失败|拒绝|取消|关闭|过期",
+    re.IGNORECASE,
+)
+
+
 class Grounding(BaseModel):
     """The findings of one trajectory (empty lists: nothing found)."""
 
     repeated_steps: list[int] = Field(default_factory=list, description="1-based tool steps that repeat an earlier call exactly.")
     ungrounded_values: list[str] = Field(default_factory=list, description="Values of the final answer found in no tool result or user message.")
     ignored_errors: list[int] = Field(default_factory=list, description="1-based steps whose error the agent neither recovered from nor reported.")
+    unreported_refusals: list[int] = Field(
+        default_factory=list, description="1-based steps whose result refused what was asked (sold out, rejected) while the answer says nothing negative."
+    )
 
     def lines(self) -> list[str]:
         """The findings as sentences for the judge's prompt."""
@@ -46,6 +67,7 @@ class Grounding(BaseModel):
         if self.ungrounded_values:
             out.append(f"the final answer states {', '.join(self.ungrounded_values)}, which no tool result or user message contains")
         out += [f"step {s} returned an error that the assistant neither recovered from nor told the user about" for s in self.ignored_errors]
+        out += [f"step {s}'s result says what was asked cannot be had, and the final answer says nothing negative" for s in self.unreported_refusals]
         return out
 
 
@@ -101,4 +123,26 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
         recovered = any(not failed(later) for later in calls[step:])
         if not recovered and not _FAILURE_WORDS.search(answer):
             ignored.append(step)
-    return Grounding(repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored)
+    refused = [] if _NEGATIVE_WORDS.search(answer) else [
+        step for step, call in enumerate(calls, 1) if not failed(call) and _refuses(replies[call.get("id")].get("content"))
+    ]  # fmt: skip
+    return Grounding(repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, unreported_refusals=refused)
+
+
+def _refuses(content: Any) -> bool:
+    """Whether a JSON tool result reports a refusal: a status value such as `sold_out`, or `available: false`."""
+    try:
+        data = json.loads(content) if isinstance(content, str) else content
+    except ValueError:
+        return False
+
+    def walk(value: Any, key: str = "") -> bool:
+        if isinstance(value, dict):
+            return any(walk(v, str(k)) for k, v in value.items())
+        if isinstance(value, list):
+            return any(walk(v, key) for v in value)
+        if value is False:
+            return bool(_AVAILABILITY_KEY.fullmatch(key))
+        return isinstance(value, str) and bool(_REFUSAL_STATUS.fullmatch(value.strip()))
+
+    return walk(data)

@@ -15,20 +15,21 @@ The judge writes one sentence of reason, then answers each dimension on the word
 (`synth.core.VERDICTS`: yes / mostly / partly / no). Each verdict scores as the expectation of the
 scale under the judge's own probabilities of the four words where the endpoint returns them
 (`VerdictReader`). Read by the word, the 1.5B teacher tied 2 of 20 calibration twins and ranked 13
-right; read by its probabilities, with no notes before the reason, 16 right and no ties. What the conversation shows
-about itself (`_grounding`: repeated calls, values in the answer that no tool returned, errors
-ignored) is put in the prompt and applied to the verdict: a repeated call zeroes that step's
-planning and conciseness, an ungrounded value zeroes final_answer, an ignored error zeroes that
-step's response understanding and caps final_answer at "partly". Per-step dimensions are averaged
-over steps; the score is the mean of the seven, halved when the conversation proves the answer
-wrong (a value no tool returned, an error ignored): on twins that differ in one sentence the
-judge's other six verdicts drift as far as the one that saw the flaw (5 of 8 such calibration
-pairs misranked with final_answer zeroed alone), and such a trajectory is not training data
-whatever they say. On the calibration set these two findings fire on 8 of 8 planted twins and on
-none of the 20 good ones. Fail closed: when the judge errors, writes no
-JSON, or leaves a dimension missing or not a verdict word (a per-step list of the wrong length
-counts as missing), the trajectory is unjudged and excluded, and every missing dimension is
-counted for `stats.json`.
+right; read by its probabilities, with no notes before the reason, 16 right and no ties. What the
+conversation shows about itself (`_grounding`: repeated calls, values in the answer that no tool
+returned, errors ignored, refusals unreported) is put in the prompt and applied to the verdict: a
+repeated call zeroes that step's planning and conciseness, an ungrounded value zeroes
+final_answer, an ignored error or unreported refusal zeroes that step's response understanding and
+caps final_answer at "partly". Per-step dimensions are averaged over steps; the score is the mean
+of the seven, halved when the conversation proves the answer wrong (a value no tool returned, an
+error ignored, a refusal unreported): on twins that differ in one sentence the judge's other six
+verdicts drift as far as the one that saw the flaw (5 of 8 such calibration pairs misranked with
+final_answer zeroed alone), and such a trajectory is not training data whatever they say. On the
+calibration set these findings fire on 10 planted twins (every hallucinated value and ignored
+error, 2 of 4 unfaithful answers) and on none of the 20 good ones. Fail closed: when the judge
+errors, writes no JSON, or leaves a dimension missing or not a verdict word (a per-step list of the
+wrong length counts as missing), the trajectory is unjudged and excluded, and every missing
+dimension is counted for `stats.json`.
 
 The prompt's format example answers "no" everywhere (it fails the export bar), and a reply
 that copies it is rejected as `copied_example`. The JSON Schema is built per call: exactly one
@@ -104,7 +105,10 @@ def _apply(found: Grounding, scalar: dict[str, float], per_step: dict[str, list[
     for step in found.ignored_errors:
         if "tool_response_understanding" in per_step:
             per_step["tool_response_understanding"][step - 1] = 0.0
-    if found.ignored_errors and "final_answer" in scalar:
+    for step in found.unreported_refusals:
+        if "tool_response_understanding" in per_step:
+            per_step["tool_response_understanding"][step - 1] = 0.0
+    if (found.ignored_errors or found.unreported_refusals) and "final_answer" in scalar:
         scalar["final_answer"] = min(scalar["final_answer"], VERDICTS["partly"])
     if found.ungrounded_values and "final_answer" in scalar:
         scalar["final_answer"] = 0.0
@@ -240,6 +244,6 @@ async def judge_trajectory(
         return JudgeVerdict(
             judged=False, dimensions=dims, missing=missing or [], reason=reason, findings=shown, failure=failure, failure_code=code
         )  # fmt: skip
-    proven = bool(found.ungrounded_values or found.ignored_errors)
+    proven = bool(found.ungrounded_values or found.ignored_errors or found.unreported_refusals)
     score = sum(dims.values()) / len(DIMENSIONS) * (_PROVEN_FLAW_FACTOR if proven else 1.0)
     return JudgeVerdict(judged=True, dimensions=dims, score=score, reason=reason, findings=shown)

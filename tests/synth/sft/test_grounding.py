@@ -32,6 +32,25 @@ def test_each_bad_twin_of_a_readable_kind_is_found(kind, field):
     assert bad and all(getattr(_found(p["bad"]), field) for p in bad)
 
 
+def test_a_refusal_the_answer_turns_into_good_news_is_found():
+    # "sold_out" answered "Good news, still has seats"; a rejected transfer answered "Yes, it went through" has a
+    # negative word ("nothing more you need to do"), and a wrong winner is no refusal: those stay with the judge
+    found = {p["id"]: _found(p["bad"]).unreported_refusals for p in PAIRS if p["kind"] == "unfaithful_answer"}
+    assert found == {"traj-unfaithful_answer-1": [1], "traj-unfaithful_answer-2": [1], "traj-unfaithful_answer-3": [], "traj-unfaithful_answer-4": []}
+
+    def talk(result: dict, answer: str) -> list[dict]:
+        call = {"id": "c1", "type": "function", "function": {"name": "check_room", "arguments": "{\"date\": \"2026-05-02\"}"}}
+        return [{"role": "user", "content": "Is a room free on 2026-05-02?"}, {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": json.dumps(result)}, {"role": "assistant", "content": answer}]
+
+    assert grounding(talk({"room": "A", "available": False}, "Room A is yours on 2026-05-02."), set()).unreported_refusals == [1]
+    assert grounding(talk({"rooms": [{"status": "FULLY_BOOKED"}]}, "Room A is yours on 2026-05-02."), set()).unreported_refusals == [1]
+    assert grounding(talk({"room": "A", "available": False}, "Sorry, room A is taken on 2026-05-02."), set()).unreported_refusals == []
+    assert grounding(talk({"room": "A", "overtime": False, "status": "free"}, "Room A is yours on 2026-05-02."), set()).unreported_refusals == [], (
+        "a false flag that is not about availability refuses nothing"
+    )
+
+
 def test_values_and_recovery():
     messages = [
         {"role": "user", "content": "When does G11 leave on 2026-03-14?"},

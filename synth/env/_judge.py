@@ -152,7 +152,7 @@ def _carries(answer: str, text: str, main_question: str) -> bool:
 
 def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
     """`(reason code, feedback)` for a structurally unusable trace, None when it is fine."""
-    declared = _declared(d)
+    written, declared = d, _declared(d)
     d = _mend(d, seed)
     ids = [q.id for q in d.sub_questions]
     if len(set(ids)) != len(ids):
@@ -188,12 +188,29 @@ def trace_problem(d: Decomposition, seed: Seed) -> tuple[str, str] | None:
         if stray:
             return "unknown_dependency", f"sub-question {q.id} refers to {stray}, which are not earlier sub-questions"
     d = drop_unserved(d, seed, declared=declared)
+    if lost := _lost_dependency(written, d, declared):
+        return lost
     subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
     return (
         language_problem(d.main_question, seed.language)
         or known_answer_problem(subs, known_to_user(seed.knowledge_corpus))
         or composition_problem(d.main_question, d.final_answer, subs)
     )
+
+
+def _lost_dependency(written: Decomposition, d: Decomposition, declared: set[str]) -> tuple[str, str] | None:
+    """`unused_dependency` for a hop whose answer neither the final answer nor the sub-questions that declared
+    it use: the teacher wrote "the score of this game" after a game-id hop, and the answer-not-stated
+    feedback that this leaves named the id instead of the missing `{q1}`."""
+    used = _declared(d)
+    for q in d.sub_questions:
+        if q.id in declared and q.id not in used and not is_yes_no(q.answer) and not answer_in_output(q.answer, d.final_answer):
+            users = [r.id for r in written.sub_questions if q.id in r.depends_on] or ["sub-questions"]
+            return "unused_dependency", (
+                f"{', '.join(users)} depend on {q.id} but their text does not use {q.id}'s answer ({q.answer!r}); write {{{q.id}}} "
+                f"where {q.id}'s answer goes in their text, or remove the dependency"
+            )
+    return None
 
 
 def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:

@@ -53,8 +53,8 @@ def _mend(d: Decomposition, seed: Seed | None) -> Decomposition:
     """`repair` short of dropping unserved leaves: the trace the structural rules judge. Dropped first, a
     leaf that repeats another's question (or lost its dependency) would take the flaw away with it."""
     cleaned = [q.model_copy(update={"answer": clean_answer(q.answer)}) for q in d.sub_questions]
-    d = fill_references(d.model_copy(update={"sub_questions": cleaned}))
-    return d if seed is None else drop_known(d, seed)
+    filled = fill_references(d.model_copy(update={"sub_questions": cleaned}))
+    return filled if seed is None else drop_known(filled, seed, declared=_declared(d))
 
 
 def drop_unserved(d: Decomposition, seed: Seed, *, declared: set[str] | None = None) -> Decomposition:
@@ -88,27 +88,28 @@ def drop_unserved(d: Decomposition, seed: Seed, *, declared: set[str] | None = N
     return d if len(subs) == len(d.sub_questions) else d.model_copy(update={"sub_questions": subs})
 
 
-def drop_known(d: Decomposition, seed: Seed) -> Decomposition:
-    """`d` without the sub-questions whose answer the seed's user already knows and whose value lives on
-    elsewhere in the trace, while enough hops remain.
+def drop_known(d: Decomposition, seed: Seed, *, declared: set[str] | None = None) -> Decomposition:
+    """`d` without the sub-questions whose answer the seed's user already knows, while enough hops remain.
 
     The teacher kept a hop for the user's own name, club or patient id after being told twice that
     it is known (6 of 10 rows of a session-11 slice subset rejected `answer_known`; 16 of 50 in a
-    session-12 slice run). Such a hop needs no tool. It is dropped with the dependencies on it when
-    its value lives on: another sub-question uses it (its text carries the value once references are
-    filled in), or the main question or another sub-question names it. A known hop whose value is
-    nowhere else is left to the `answer_known` rule: dropped, it left a trace whose other hops named
-    neither the patient nor the fill they asked about. So is one that would leave too few hops.
+    session-12 slice run). Such a hop needs no tool, and is dropped with the dependencies on it
+    when no other hop needs it, or when its value lives on: a sub-question that uses it carries the
+    value once references are filled in, or the main question or another sub-question names it. A
+    known hop that another sub-question `declared` it depends on without carrying its value ("the
+    refill of the patient") is left to the `answer_known` rule: dropped, the hop that needed it
+    would name neither the patient nor the fill. So is one that would leave too few hops.
     """
     subs = [(q.id, q.question, q.answer, q.depends_on) for q in d.sub_questions]
     used = {x for q in d.sub_questions for x in q.depends_on}
+    lost = (declared or set()) - used
 
-    def lives_on(sid: str, answer: str) -> bool:
+    def droppable(sid: str, answer: str) -> bool:
         texts = [d.main_question, *(q.question for q in d.sub_questions if q.id != sid)]
-        return sid in used or any(answer_in_output(answer, text) for text in texts)
+        return sid in used or sid not in lost or any(answer_in_output(answer, text) for text in texts)
 
     answers = {q.id: q.answer for q in d.sub_questions}
-    drop = {sid for sid in known_answers(subs, known_to_user(seed.knowledge_corpus)) if lives_on(sid, answers[sid])}
+    drop = {sid for sid in known_answers(subs, known_to_user(seed.knowledge_corpus)) if droppable(sid, answers[sid])}
     if not drop or len(subs) - len(drop) < seed.fewest_hops:
         return d
     kept = [q.model_copy(update={"depends_on": [x for x in q.depends_on if x not in drop]}) for q in d.sub_questions if q.id not in drop]

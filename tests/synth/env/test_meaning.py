@@ -208,7 +208,12 @@ def test_a_known_hop_is_dropped_when_enough_hops_remain():
     assert [q.id for q in repair(trace).sub_questions] == ["q1", "q2", "q3"], "without the seed nothing is known"
     unused = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
                     ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
-    assert trace_problem(unused, seed)[0] == "answer_known", "a known hop nothing uses is fed back, not dropped"
+    assert trace_problem(unused, seed) is None and [q.id for q in repair(unused, seed).sub_questions] == ["q2", "q3"], (
+        "a known hop nothing needs is dropped"
+    )
+    lost = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", ["q1"]),
+                  ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
+    assert trace_problem(lost, seed)[0] == "unused_dependency", "a known hop that a hop needs but does not name is fed back, not dropped"
     named = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
                    ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]),
                    answer=trace.final_answer, main="Which tracking number has the latest order of alex.rivera@example.com?")

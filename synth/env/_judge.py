@@ -34,6 +34,8 @@ from synth.env.records import (
 CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness", "coherence")
 
 _REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")
+_NO_REDRAW = frozenset({"model_error", "context_overflow"})
+"""Failures a fresh draw cannot mend: the endpoint is down, or the prompt does not fit."""
 
 
 def repair(d: Decomposition, seed: Seed | None = None) -> Decomposition:
@@ -226,10 +228,16 @@ async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Fai
     """Stage 1: the sample's main question, final answer and trace of sub-questions."""
     check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, check=lambda d: trace_problem(d, seed))
     lo = seed.fewest_hops
-    result = await ask_structured(
-        model, prompts.decompose(seed, model), Decomposition,
-        retries=config.retries, settings=config.list_sampling(), check=check, schema=_schemas.decomposition_schema(lo, seed.max_hops),
-    )
+    for draw in range(config.decompose_draws):
+        settings = config.list_sampling()
+        if draw:
+            settings = settings.model_copy(update={"temperature": config.redraw_temperature, "seed": draw})
+        result = await ask_structured(
+            model, prompts.decompose(seed, model), Decomposition,
+            retries=config.retries, settings=settings, check=check, schema=_schemas.decomposition_schema(lo, seed.max_hops),
+        )
+        if result.value is not None or result.reason_code in _NO_REDRAW:
+            break
     if result.value is None:
         # a structural problem keeps its own code, so the funnel tells copies from cycles from bad JSON
         return Failure(reason=check.reason(result) or "invalid_output", detail=result.detail)

@@ -48,6 +48,13 @@ class SynthConfig(BaseModel):
         "of whole sentences, so each decompose prompt fits a small model's context.",
     )
     retries: int = Field(default=2, ge=0, le=10, description="Re-asks after invalid structured output.")
+    decompose_draws: int = Field(
+        default=3, ge=1, le=10,
+        description="Independent decompositions of a seed, each with its re-asks, until one passes: the first at `sampling`, "
+        "the others at `redraw_temperature` with seeds 1, 2, ... (reproducible). Fed back twice, the 1.5B teacher rewrote "
+        "the same flawed trace; a fresh draw is a different one.",
+    )
+    redraw_temperature: float = Field(default=0.8, gt=0, le=2, description="Temperature of the decomposition draws after the first.")
     code_retries: int = Field(default=2, ge=0, le=10, description="Re-writes of tool code after a sandbox failure.")
     scale_complexity: bool = Field(default=True, description="Add optional parameters/enums to tool documents.")
     merge: bool = Field(default=True, description="Merge tools of sub-questions that share an intent.")

@@ -215,11 +215,27 @@ async def test_a_dead_endpoint_rejects_then_the_rerun_retries(tmp_path, sandbox)
 async def test_a_decomposition_copying_the_prompt_example_is_rejected(tmp_path, sandbox):
     from synth.env.prompts import DECOMPOSE_EXAMPLE
 
-    result, model = await run(tmp_path, Script(decompose=[DECOMPOSE_EXAMPLE.text]), sandbox, retries=1)
+    result, model = await run(tmp_path, Script(decompose=[DECOMPOSE_EXAMPLE.text]), sandbox, retries=1, decompose_draws=1)
     assert result.envs == []
     (rej,) = rejected(tmp_path / "out")
     assert (rej["stage"], rej["reason"]) == ("decompose", "copied_example") and "copied the format example" in rej["detail"]
     assert len(model.requests) == 2
+
+
+@pytest.mark.anyio
+async def test_a_seed_whose_first_draw_fails_is_drawn_again_at_a_seeded_temperature(tmp_path, sandbox):
+    from synth.env.prompts import DECOMPOSE_EXAMPLE
+
+    good, calls = Script().decompose[0], []
+
+    def reply(messages):  # the first draw copies the example twice (its retry too), the second writes a trace
+        calls.append(messages)
+        return good if len(calls) > 2 else DECOMPOSE_EXAMPLE.text
+
+    result, model = await run(tmp_path, Script(decompose=[reply]), sandbox, retries=1)
+    assert len(result.envs) == 1 and rejected(tmp_path / "out") == []
+    asked = [r.settings for r in model.requests if "Break the main question" in r.messages[1].content]
+    assert [(s.temperature, s.seed) for s in asked] == [(0.0, None), (0.0, None), (0.8, 1)], "a draw is a fresh request with its own seed"
 
 
 @pytest.mark.anyio

@@ -19,6 +19,9 @@ from synth.env._meaning import known_to_user
 from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
 
 _LANG = {"en": "English", "zh": "Simplified Chinese"}
+_IN_LANGUAGE = {"zh": "用简体中文写所有问题和答案。"}
+"""The language instruction in the language itself: told in English only, the teacher wrote 8 of 10 Chinese-domain
+decompositions in English (`wrong_language`)."""
 
 SYSTEM = "You write training data for AI agents that use tools. Reply with JSON only."
 
@@ -71,6 +74,8 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
             f"Domain: {seed.domain}\nWrite one question from this domain that a user would ask an assistant with lookup tools, "
             "asking for specific values (times, prices, codes, names, counts)."
         )
+    if native := _IN_LANGUAGE.get(seed.language):
+        task = f"{native}\n{task}"
     return _messages(
         f"{task}\n\n"
         f"Break the main question into {hops} sub-questions, each answered by one lookup in a database or service. Rules:\n"

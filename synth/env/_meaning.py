@@ -42,6 +42,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from mcp_servers import EnvSpec, answer_in_output, generic_answer_reason, normalize_answer
+from synth.env.records import LANGUAGE_NAMES
 
 __all__ = [
     "DUPLICATE_COSINE",
@@ -192,14 +193,14 @@ def _numbers(*texts: str) -> list[str]:
 
 def language_problem(main_question: str, language: str) -> tuple[str, str] | None:
     """`("wrong_language", feedback)` when the main question is not written in `language` ("zh" or "en"), else None."""
-    if language not in ("zh", "en"):
+    if language not in LANGUAGE_NAMES:
         return None
     cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in main_question)
     latin = sum(ch.isascii() and ch.isalpha() for ch in main_question)
     wrong = (language == "zh" and cjk == 0) or (language == "en" and cjk > latin)
     if not wrong:
         return None
-    name = {"zh": "Simplified Chinese", "en": "English"}[language]
+    name = LANGUAGE_NAMES[language]
     return "wrong_language", f"the main question {main_question[:80]!r} is not in {name}; write every question and answer in {name}"
 
 

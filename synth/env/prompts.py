@@ -16,9 +16,8 @@ from typing import Any
 from agent_sdk import ChatMessage, ChatModel
 from synth.core import VERDICT_WORDS, PromptExample
 from synth.env._meaning import known_to_user
-from synth.env.records import CheckName, Sample, Seed, SubQuestion, ToolDoc
+from synth.env.records import LANGUAGE_NAMES, CheckName, Sample, Seed, SubQuestion, ToolDoc
 
-_LANG = {"en": "English", "zh": "Simplified Chinese"}
 _IN_LANGUAGE = {"zh": "用简体中文写所有问题和答案。"}
 """The language instruction in the language itself: told in English only, the teacher wrote 8 of 10 Chinese-domain
 decompositions in English (`wrong_language`)."""
@@ -27,7 +26,7 @@ SYSTEM = "You write training data for AI agents that use tools. Reply with JSON 
 
 
 def _language(code: str) -> str:
-    return _LANG.get(code, code)
+    return LANGUAGE_NAMES.get(code, code)
 
 
 def _messages(user: str) -> list[ChatMessage]:

@@ -30,6 +30,8 @@ __all__ = [
 Mode = Literal["question", "corpus", "domain"]
 Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
 CheckName = Literal["dependency", "atomicity", "serialization", "completeness", "coherence"]
+LANGUAGE_NAMES = {"en": "English", "zh": "Simplified Chinese"}
+"""The languages prompts name and `wrong_language` checks, by seed language code."""
 
 
 class _Record(BaseModel):

@@ -15,7 +15,7 @@ from typing import Any
 from mcp_servers import answer_in_output, dependency_depths, dependency_levels, dependency_scenario, normalize_answer
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
-from synth.env._meaning import clean_answer, composition_problem, is_yes_no, known_answer_problem, known_answers, known_to_user, language_problem
+from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user, language_problem, left_out
 from synth.env.config import SynthConfig
 from synth.env.records import (
     CheckName,
@@ -80,7 +80,7 @@ def drop_unserved(d: Decomposition, seed: Seed, *, declared: set[str] | None = N
         used = {x for q in subs for x in q.depends_on}
         drop = {
             q.id for q in subs
-            if q.id not in used | known | lost and _unstated(q, d.final_answer)
+            if q.id not in used | known | lost and left_out(q.answer, d.final_answer)
         }  # fmt: skip
         if not drop:
             break
@@ -88,11 +88,6 @@ def drop_unserved(d: Decomposition, seed: Seed, *, declared: set[str] | None = N
             return d
         subs = [q for q in subs if q.id not in drop]
     return d if len(subs) == len(d.sub_questions) else d.model_copy(update={"sub_questions": subs})
-
-
-def _unstated(q: SubQuestion, final_answer: str) -> bool:
-    """Whether `final_answer` leaves out q's answer (a yes or no is stated in words, so never left out)."""
-    return not is_yes_no(q.answer) and not answer_in_output(q.answer, final_answer)
 
 
 def drop_known(d: Decomposition, seed: Seed, *, declared: set[str] | None = None) -> Decomposition:
@@ -212,7 +207,7 @@ def _lost_dependency(written: Decomposition, d: Decomposition, declared: set[str
     feedback that this leaves named the id instead of the missing `{q1}`."""
     used = _declared(d)
     for q in d.sub_questions:
-        if q.id in declared and q.id not in used and _unstated(q, d.final_answer):
+        if q.id in declared and q.id not in used and left_out(q.answer, d.final_answer):
             users = [r.id for r in written.sub_questions if q.id in r.depends_on] or ["sub-questions"]
             return "unused_dependency", (
                 f"{', '.join(users)} depend on {q.id} but their text does not use {q.id}'s answer ({q.answer!r}); write {{{q.id}}} "

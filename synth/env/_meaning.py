@@ -55,6 +55,7 @@ __all__ = [
     "known_answer_problem",
     "known_to_user",
     "language_problem",
+    "left_out",
     "meaning_findings",
     "tool_text",
 ]
@@ -142,6 +143,11 @@ def is_yes_no(answer: str) -> bool:
     return normalize_answer(clean_answer(answer)).rstrip(".。!！") in _YES_NO
 
 
+def left_out(answer: str, final_answer: str) -> bool:
+    """Whether `final_answer` leaves out a sub-question's `answer` (a yes or no is stated in words, so never left out)."""
+    return not is_yes_no(answer) and not answer_in_output(answer, final_answer)
+
+
 def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]) -> list[MeaningFinding]:
     findings: list[MeaningFinding] = []
     if not _is_question(main_question):
@@ -152,10 +158,7 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
     used = {d for _, _, _, deps in subs for d in deps}
-    missing = [
-        (sid, answer) for sid, _, answer, _ in subs
-        if sid not in used and not is_yes_no(answer) and not answer_in_output(answer, final_answer)
-    ]  # fmt: skip
+    missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and left_out(answer, final_answer)]
     if missing:
         listed = ", ".join(f"{sid} ({answer!r})" for sid, answer in missing)
         findings.append(MeaningFinding(code="answer_not_composed", message=f"the final answer does not state the answers of {listed}"))

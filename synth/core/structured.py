@@ -32,7 +32,7 @@ validate; the prompt does not fit the model's context (terminal: never retried o
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
-_ECHO_CHARS = 400
+_ECHO_CHARS = 2000
 _JSON_ONLY = "\n\nReply with a JSON object."
 _SCHEMA_REFUSED = frozenset({400, 422})
 
@@ -119,13 +119,17 @@ def _append(messages: list[ChatMessage], text: str) -> list[ChatMessage]:
     return messages[:-1] + [last.model_copy(update={"content": (last.content or "") + text})]
 
 
-def _feedback(raw: str, detail: str) -> list[ChatMessage]:
-    """The last failed reply (its start: what the error is about) and the error, for one retry."""
-    echo = raw if len(raw) <= _ECHO_CHARS else raw[:_ECHO_CHARS] + " ...[truncated]"
-    return [
-        ChatMessage(role="assistant", content=echo),
-        ChatMessage(role="user", content=f"Your reply could not be used: {detail}\nReply again with only the corrected JSON object."),
-    ]
+def _feedback(convo: list[ChatMessage], raw: str, detail: str) -> list[ChatMessage]:
+    """`convo` with the last failed reply and its error, for one retry.
+
+    The reply is echoed whole, or not at all when it is too long to fit a small context: echoed cut
+    off ("What is t ...[truncated]"), it was copied, cut-off text and all, into 72 of 574 of the
+    teacher's next decompositions.
+    """
+    again = "Reply again with only the corrected JSON object."
+    if len(raw) > _ECHO_CHARS:
+        return _append(convo, f"\n\nYour last reply ({len(raw)} characters) could not be used: {detail}\n{again} Keep it short.")
+    return [*convo, ChatMessage(role="assistant", content=raw), ChatMessage(role="user", content=f"Your reply could not be used: {detail}\n{again}")]
 
 
 async def ask_structured(
@@ -225,5 +229,5 @@ async def ask_structured(
                 if problem is None:
                     return StructuredResult(value=value, attempts=attempts, usage=usage, raw=raw, token_choices=response.token_choices)
                 reason, detail = "invalid_output", problem
-        convo = prompt() + _feedback(raw, detail)
+        convo = _feedback(prompt(), raw, detail)
     return StructuredResult(value=None, reason_code=reason, detail=detail, attempts=attempts, usage=usage, raw=raw)

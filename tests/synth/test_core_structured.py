@@ -197,14 +197,16 @@ async def test_per_call_schema_is_shown_when_not_enforced():
 
 
 @pytest.mark.anyio
-async def test_retries_feed_back_only_the_last_reply_truncated():
+async def test_retries_feed_back_only_the_last_reply_whole_or_not_at_all():
     long_bad = '{"score": 7, "reason": "' + "x" * 5000 + '"}'
     model = FunctionModel.from_replies(long_bad, '{"score": 8, "reason": "y"}', '{"score": 0.5, "reason": "ok"}')
     result = await ask_structured(model, PROMPT, Verdict, retries=2)
     assert result.ok and result.attempts == 3
     first, second, third = (r.messages for r in model.requests)
-    assert len(second) == len(third) == len(first) + 2
-    assert len(second[-2].content) < 500 and second[-2].content.endswith("[truncated]")
+    assert len(second) == len(first), "a reply too long to echo is not echoed, cut off or otherwise"
+    assert "x" * 20 not in second[-1].content and f"({len(long_bad)} characters) could not be used" in second[-1].content
+    assert second[:-1] == first[:-1]
+    assert len(third) == len(first) + 2
     assert third[-2].content == '{"score": 8, "reason": "y"}'
     assert third[:-2] == first
 
@@ -251,6 +253,14 @@ def test_cache_key_of_an_unconstrained_request_ignores_the_schema_field():
     plain = SamplingSettings(max_tokens=10)
     assert cache_key("m", PROMPT, None, plain) == cache_key("m", PROMPT, None, SamplingSettings(max_tokens=10, output_schema=None))
     assert cache_key("m", PROMPT, None, plain) != cache_key("m", PROMPT, None, SamplingSettings(max_tokens=10, output_schema={}))
+
+
+def test_cache_key_keeps_the_order_of_the_schema_properties():
+    # an engine writes the properties in the schema's order: another order is another request
+    first = {"type": "object", "properties": {"answer": {"type": "string"}, "reason": {"type": "string"}}}
+    second = {"type": "object", "properties": {"reason": {"type": "string"}, "answer": {"type": "string"}}}
+    keys = {cache_key("m", PROMPT, None, SamplingSettings(output_schema=schema)) for schema in (first, second, dict(first))}
+    assert len(keys) == 2
 
 
 @pytest.mark.anyio

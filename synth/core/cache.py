@@ -46,7 +46,11 @@ def _settings_material(settings: SamplingSettings | None) -> dict[str, Any] | No
         return None
     # Fields added later are left out while unset, so a request keys as it did before they existed: caches stay valid.
     unset = {name for name in ("output_schema", "return_tokens", "top_logprobs") if getattr(settings, name) is None}
-    return settings.model_dump(mode="json", exclude=unset or None)
+    material = settings.model_dump(mode="json", exclude=unset or None)
+    if settings.output_schema is not None:
+        # the key is serialized with sorted keys, but an engine generates properties in the schema's order
+        material["output_schema_order"] = json.dumps(settings.output_schema, ensure_ascii=False)
+    return material
 
 
 class LLMCache:

@@ -16,6 +16,7 @@ subtask: the answer cannot be reproduced); no call reached it otherwise (`golden
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import re
@@ -31,6 +32,7 @@ from synth.env._import_formats import Defect, ParsedRow, ParsedSubtask, ParsedTo
 from synth.exceptions import CodeProblem
 
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|(?<!\w)\'([^\'\n]+)\'(?!\w)|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.ASCII)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\b\d{1,2}:\d{2}\b")
 _ID = re.compile(r"[A-Za-z0-9][\w\-/.#]*[A-Za-z0-9]|\d", re.ASCII)
 _NAME = re.compile(r"[A-Z][\w\-&.]*(?:['’]s)?(?:\s+[A-Z][\w\-&.]*(?:['’]s)?)*")
@@ -68,8 +70,9 @@ def _unique(values: Sequence[Any]) -> list[Any]:
     return out
 
 
-def text_values(text: str) -> list[str]:
-    """Strings a sub-question offers as argument values, the most specific first."""
+def key_values(text: str) -> list[str]:
+    """The values a text names, the most specific first: quoted spans, e-mail addresses, dates, ids, names,
+    numbers and Chinese spans; never its plain words ("basketball game", "saved")."""
     quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
     dates = _DATE.findall(text)
     ids = [t for t in _ID.findall(text) if any(c.isdigit() for c in t)]
@@ -85,9 +88,22 @@ def text_values(text: str) -> list[str]:
     for run in _CJK_RUN.findall(text):  # no word boundaries: the run, its parts between particles, then its 2-4 character spans
         cjk += [run, *(p for p in _CJK_PARTICLES.split(run) if len(p) >= 2)]
         cjk += [run[i : i + n] for n in (2, 3, 4) for i in range(len(run) - n + 1)]
+    return _unique([s.strip() for s in [*quoted, *_EMAIL.findall(text), *dates, *ids, *names, *_NUMBER.findall(text), *cjk]])
+
+
+def shared_cjk_spans(text: str, other: str) -> list[str]:
+    """The longest Chinese spans (2 characters or more) `text` shares with `other`: Chinese has no spaces
+    to cut a value such as 故宫博物院 out of a question, but it recurs whole where it is meant."""
+    blocks = difflib.SequenceMatcher(None, text, other, autojunk=False).get_matching_blocks()
+    spans = [text[b.a : b.a + b.size] for b in blocks]
+    return _unique([m for span in spans for m in _CJK_RUN.findall(span)])
+
+
+def text_values(text: str) -> list[str]:
+    """Strings a sub-question offers as argument values, the most specific first: its `key_values`, then its words."""
     words = [w for w in _WORD.findall(text) if w.casefold() not in _STOPWORDS]
     pairs = [f"{a} {b}" for a, b in itertools.pairwise(words)]
-    return _unique([s.strip() for s in [*quoted, *dates, *ids, *names, *_NUMBER.findall(text), *cjk, *words, *pairs]])
+    return _unique([*key_values(text), *words, *pairs])
 
 
 def _types(schema: dict[str, Any]) -> list[str]:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import duplicate_tool_groups
-from synth.env._tools import Member, arguments_problem, doc_problem, sources_of, write_code
+from synth.env._tools import Member, arguments_problem, doc_problem, grounded_values, write_code
 from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SynthTool, ToolDoc
 
@@ -63,7 +63,7 @@ async def _merge_group(model: Any, sandbox: Any, sample: Sample, ids: list[str],
         if sorted(m.golden_calls) != sorted(ids):
             return f"golden_calls must have exactly the ids {sorted(ids)}"
         for i in ids:
-            issue = doc_problem(m.tool, subs[i].answer) or arguments_problem(m.tool, m.golden_calls[i], sources_of(sample, subs[i]))
+            issue = doc_problem(m.tool, subs[i].answer) or arguments_problem(m.tool, m.golden_calls[i], grounded_values(sample, subs[i]))
             if issue:
                 return f"{i}: {issue}"
         return None

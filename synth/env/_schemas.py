@@ -60,6 +60,12 @@ def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
     Sub-question i is `q<i>` and may depend only on `q1`..`q<i-1>`: a trace the engine lets
     through has unique ids, no self, unknown or forward dependencies and so no cycle; what
     a small model can still get wrong is the content (a repeated question, an unused answer).
+
+    The fields come in the order they are thought out: a sub-question's dependencies before its
+    text, and the final answer after the sub-answers it states. In the order of the record (text,
+    then dependencies; answer, then sub-questions) the teacher declared `q1` after a text that
+    said "this game" (27 of 50 slice rows lost as `unused_dependency`), and began 44 of 574 final
+    answers with a comma, having nothing yet to state.
     """
 
     def sub(i: int) -> dict[str, Any]:
@@ -68,22 +74,23 @@ def decomposition_schema(min_hops: int, max_hops: int) -> dict[str, Any]:
         return _object(
             {
                 "id": {"const": f"q{i}"},
+                "depends_on": depends,
                 "question": _TEXT,
                 # the sentence first: asked for the value alone, the 0.5B wrote sentences cut off mid-way
                 "statement": {"type": "string", "minLength": 1, "maxLength": 160},
-                "answer": {"type": "string", "minLength": 1, "maxLength": 32},
-                "depends_on": depends,
+                # room for an address ("2500 Parker Drive, Cleveland, OH" is 32), not for a sentence
+                "answer": {"type": "string", "minLength": 1, "maxLength": 48},
             }
         )
 
     return _object(
         {
             "main_question": _TEXT,
-            "final_answer": {"type": "string", "minLength": 1, "maxLength": 200},
             "sub_questions": {
                 "type": "array", "prefixItems": [sub(i) for i in range(1, max_hops + 1)], "items": False,
                 "minItems": min_hops, "maxItems": max_hops,
             },
+            "final_answer": {"type": "string", "minLength": 1, "maxLength": 200},
         }
     )
 

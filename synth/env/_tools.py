@@ -21,7 +21,7 @@ from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
 from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
-from synth.env._import_search import text_values
+from synth.env._import_search import key_values, shared_cjk_spans
 from synth.env._table import (
     OtherInputs,
     TableRows,
@@ -69,22 +69,22 @@ class Member:
     arguments: dict[str, Any]
 
 
-def sources_of(sample: Sample, sub: SubQuestion) -> str:
-    """The text golden-call arguments may be taken from: the sub-question and its dependencies' answers."""
-    answers = [q.answer for q in sample.sub_questions if q.id in sub.depends_on]
-    return "\n".join([sub.question, *answers])
+def grounded_values(sample: Sample, sub: SubQuestion) -> list[str]:
+    """The values a golden call for `sub` may take: its dependencies' answers (whole, then the values they
+    name), and the values the main question names that `sub` carries.
+
+    The agent is asked only the main question, so a value found nowhere else (a product id from the
+    seed's text) is one it cannot call with; and a value that is a plain phrase of the sub-question
+    (`product_id: "30-inch"`, `game_date: "basketball game"`, `card_id: "saved"`, 3 of the 5
+    environments a session-12 slice run kept) verifies but looks nothing up.
+    """
+    answers = [q.answer.strip() for q in sample.sub_questions if q.id in sub.depends_on]
+    named = [v for v in key_values(sample.question) if answer_in_output(v, sub.question)] + shared_cjk_spans(sub.question, sample.question)
+    values = [v for v in dict.fromkeys([*answers, *(v for a in answers for v in key_values(a)), *named]) if normalize_answer(v)]
+    return values[:_MAX_VALUES]
 
 
 _MAX_VALUES = 200
-
-
-def source_values(sample: Sample, sub: SubQuestion) -> list[str]:
-    """The strings a golden call may take from its sources: dependencies' answers whole, then spans of the text."""
-    answers = [q.answer.strip() for q in sample.sub_questions if q.id in sub.depends_on]
-    spans = [v for text in (sub.question, *answers) for v in text_values(text)]
-    sources = sources_of(sample, sub)
-    values = [v for v in dict.fromkeys([*answers, *spans]) if v and answer_in_output(v, sources)]
-    return values[:_MAX_VALUES]
 
 
 def _string_leaves(value: Any) -> list[str]:
@@ -109,15 +109,34 @@ def doc_problem(doc: ToolDoc, answer: str) -> str | None:
     return None
 
 
-def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], sources: str) -> str | None:
-    """Why a golden call's arguments are unusable for `doc` (None when fine)."""
+def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]) -> str | None:
+    """Why a golden call's arguments are unusable for `doc` (None when fine): they do not validate, or a
+    string is neither one of the `grounded_values` nor a choice the parameter's own enum offers."""
     error = jsonschema.exceptions.best_match(validator_for(doc.parameters)(doc.parameters).iter_errors(arguments))
     if error is not None:
         return f"the golden arguments do not validate against the parameters: {error.message}"
-    for value in _string_leaves(arguments):
-        if normalize_answer(value) and not answer_in_output(value, sources):
-            return f"golden argument value {value!r} does not appear in the sub-question or its dependencies' answers"
+    grounded = {normalize_answer(v) for v in values}
+    properties = doc.parameters.get("properties") or {}
+    for name, argument in arguments.items():
+        spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
+        for value in _string_leaves(argument):
+            if normalize_answer(value) and normalize_answer(value) not in grounded and value not in (spec.get("enum") or []):
+                return (
+                    f"golden argument {name}={value!r} is not a value the main question names or an earlier answer; "
+                    f"use one of {values[:12]}"
+                )
     return None
+
+
+def ungrounded_parameters(doc: ToolDoc, values: list[str]) -> list[str]:
+    """The required string parameters of `doc` that no grounded value can fill (no values, no enum of its own)."""
+    if values:
+        return []
+    properties = doc.parameters.get("properties") or {}
+    return [
+        name for name in doc.parameters.get("required") or []
+        if isinstance(properties.get(name), dict) and properties[name].get("type", "string") == "string" and not properties[name].get("enum")
+    ]  # fmt: skip
 
 
 def compatible(old: ToolDoc, new: ToolDoc) -> str | None:
@@ -272,19 +291,23 @@ async def write_code(
 
 async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQuestion, config: SynthConfig) -> SynthTool | Failure:
     """Document, scale, call and implement one sub-question's tool."""
-    sources = sources_of(sample, sub)
+    values = grounded_values(sample, sub)
     check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer))
     doc_reply = await ask_structured(
-        model, prompts.tool_doc(sample, sub, model), DocReply, retries=config.retries,
+        model, prompts.tool_doc(sample, sub, model, values), DocReply, retries=config.retries,
         settings=config.sampling, check=check, schema=_schemas.DOC_SCHEMA,
     )
     if doc_reply.value is None:
         return Failure(reason=f"tool_doc_{check.reason(doc_reply)}", detail=f"{sub.id}: {doc_reply.detail}")
     doc = doc_reply.value.tool
+    if missing := ungrounded_parameters(doc, values):
+        return Failure(
+            reason="golden_call_ungrounded",
+            detail=f"{sub.id}: {doc.name} requires {missing}, but neither the main question nor an earlier answer names a value for {sub.question!r}",
+        )
     args_reply = await ask_structured(
-        model, prompts.golden_arguments(sample, sub, doc), ArgumentsReply, retries=config.retries, settings=config.sampling,
-        check=lambda r: arguments_problem(doc, r.model_dump(), sources),
-        schema=_schemas.arguments_schema(doc.parameters, source_values(sample, sub)),
+        model, prompts.golden_arguments(sample, sub, doc, values), ArgumentsReply, retries=config.retries, settings=config.sampling,
+        check=lambda r: arguments_problem(doc, r.model_dump(), values), schema=_schemas.arguments_schema(doc.parameters, values),
     )
     if args_reply.value is None:
         return Failure(reason=f"golden_call_{args_reply.reason_code}", detail=f"{sub.id}: {args_reply.detail}")
@@ -293,7 +316,7 @@ async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQues
     if config.scale_complexity:
         bigger = await ask_structured(
             model, prompts.scale_doc(doc), ToolDoc, retries=config.retries, settings=config.sampling,
-            check=lambda d: compatible(doc, d) or doc_problem(d, sub.answer) or arguments_problem(d, arguments, sources),
+            check=lambda d: compatible(doc, d) or doc_problem(d, sub.answer) or arguments_problem(d, arguments, values),
             schema=_schemas.TOOL_SCHEMA,
         )
         if bigger.value is not None:

@@ -36,12 +36,12 @@ def _messages(user: str) -> list[ChatMessage]:
 DECOMPOSE_EXAMPLE = PromptExample(
     {
         "main_question": "<the user's question>",
-        "final_answer": "<its answer, stating the values found>",
         "sub_questions": [
-            {"id": "q1", "question": "<first sub-question>", "statement": "<the fact>", "answer": "<its value>", "depends_on": []},
-            {"id": "q2", "question": "<second sub-question, with {q1} where q1's answer goes>", "statement": "<the fact>",
-             "answer": "<its value>", "depends_on": ["q1"]},
+            {"id": "q1", "depends_on": [], "question": "<first sub-question>", "statement": "<the fact>", "answer": "<its value>"},
+            {"id": "q2", "depends_on": ["q1"], "question": "<second sub-question, with {q1} where q1's answer goes>",
+             "statement": "<the fact>", "answer": "<its value>"},
         ],
+        "final_answer": "<its answer, stating the values found>",
     },
     feedback="you copied the format example; write your own question and sub-questions with real content",
 )
@@ -174,24 +174,34 @@ DOC_EXAMPLE = PromptExample(
 """The tool-document format: placeholders only."""
 
 
-def tool_doc(sample: Sample, sub: SubQuestion, model: ChatModel) -> list[ChatMessage]:
-    """Design a reusable tool for one sub-question (its call is asked for next, `golden_arguments`)."""
+def _keys_line(values: list[str]) -> str:
+    return f"Values the agent has for this call: {', '.join(values)}" if values else "The agent has no value for this call."
+
+
+def tool_doc(sample: Sample, sub: SubQuestion, model: ChatModel, values: list[str]) -> list[ChatMessage]:
+    """Design a reusable tool for one sub-question (its call is asked for next, `golden_arguments`).
+
+    The prompt lists the values the call can take (`_tools.grounded_values`): designed without them,
+    the tool asked for a `product_id` the user never gave, and the call was filled with "30-inch".
+    """
     return _messages(
-        f"{_context(sample, sub)}\n\n"
+        f"{_context(sample, sub)}\n{_keys_line(values)}\n\n"
         "Design one reusable API tool an agent would call to answer this sub-question:\n"
         "- name: what the tool does, as a snake_case verb phrase (get_..., search_..., find_..., convert_...);\n"
         "- description: what it does in general (never this question's values or its answer);\n"
-        "- parameters: the inputs the call needs (names in snake_case, each with a type and a description)."
+        "- parameters: the inputs the call needs, named for what the agent's values are (an id parameter only for "
+        "an id, a name parameter for a name), in snake_case, each with a type and a description."
         + DOC_EXAMPLE.format_section(model, "replace every <...> and the name")
     )
 
 
-def golden_arguments(sample: Sample, sub: SubQuestion, doc: ToolDoc) -> list[ChatMessage]:
+def golden_arguments(sample: Sample, sub: SubQuestion, doc: ToolDoc, values: list[str]) -> list[ChatMessage]:
     """The arguments of the call to `doc` that answers `sub` (the reply's schema is `doc`'s parameters)."""
     return _messages(
-        f"{_context(sample, sub)}\n\nTool: {_tool_line(doc)}\nParameters: {json.dumps(doc.parameters, ensure_ascii=False)}\n\n"
-        f"Write the arguments of the call to {doc.name} that answers sub-question {sub.id}. Copy every value from the "
-        "sub-question or from its dependencies' answers."
+        f"{_context(sample, sub)}\n{_keys_line(values)}\n\nTool: {_tool_line(doc)}\n"
+        f"Parameters: {json.dumps(doc.parameters, ensure_ascii=False)}\n\n"
+        f"Write the arguments of the call to {doc.name} that answers sub-question {sub.id}. Each value is one of the "
+        "agent's values above, copied whole."
     )
 
 

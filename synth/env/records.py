@@ -74,8 +74,8 @@ class Decomposition(BaseModel):
     """The decomposer's structured output."""
 
     main_question: str = Field(min_length=1)
-    final_answer: str = Field(min_length=1)
     sub_questions: list[SubQuestion] = Field(min_length=1)
+    final_answer: str = Field(min_length=1)
 
 
 class NecessityItem(BaseModel):

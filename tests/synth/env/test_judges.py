@@ -15,8 +15,8 @@ from mcp_servers import load_env
 from synth.core import VERDICTS
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
-from synth.env._tools import source_values
-from synth.env.records import Sample, SubQuestion
+from synth.env._tools import arguments_problem, grounded_values, ungrounded_parameters
+from synth.env.records import Sample, SubQuestion, ToolDoc
 
 ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
 
@@ -82,7 +82,7 @@ def test_prompts_show_their_example_only_when_the_schema_is_not_enforced(tmp_pat
         (prompts.DECOMPOSE_EXAMPLE, lambda m: prompts.decompose(seed, m)),
         (prompts.necessity_example(["q1"]), lambda m: prompts.necessity(sample, m, ["q1"])),
         (prompts.CHECK_EXAMPLE, lambda m: prompts.check(sample, "atomicity", m)),
-        (prompts.DOC_EXAMPLE, lambda m: prompts.tool_doc(sample, q1, m)),
+        (prompts.DOC_EXAMPLE, lambda m: prompts.tool_doc(sample, q1, m, [])),
         (prompts.GROUPS_EXAMPLE, lambda m: prompts.merge_groups(sample, [("q1", doc)], m)),
         (prompts.merged_doc_example(["q1"]), lambda m: prompts.merged_doc(sample, [q1], [doc], m)),
     ]
@@ -201,13 +201,17 @@ async def test_a_prompt_that_cannot_fit_is_a_terminal_counted_rejection(tmp_path
     assert funnel_png.stat().st_size > 0
 
 
-def test_golden_arguments_are_drawn_from_the_sub_question(tmp_path):
+def test_golden_arguments_are_values_the_agent_has(tmp_path):
     (seed,) = seeds_of(tmp_path, [ROW])
     first = SubQuestion(id="q1", question="Which station serves the Louvre?", answer="Palais Royal")
-    second = SubQuestion(id="q2", question="When does the first train leave Palais Royal on 2025-09-04?", answer="05:31", depends_on=["q1"])
-    sample = Sample(id="s", seed=seed, question="Q?", answer="05:31", scenario="multi_hop", sub_questions=[first, second])
-    values = source_values(sample, second)
+    second = SubQuestion(id="q2", question="When does the first train leave Palais Royal on 2025-09-04 for the 30-inch rack line?",
+                         answer="05:31", depends_on=["q1"])  # fmt: skip
+    main = "When does the first train to the Louvre leave on 2025-09-04?"
+    sample = Sample(id="s", seed=seed, question=main, answer="05:31", scenario="multi_hop", sub_questions=[first, second])
+    values = grounded_values(sample, second)
     assert values[0] == "Palais Royal" and "2025-09-04" in values
+    assert not {"30-inch", "rack line", "first train", "train"} & set(values), "what the main question does not name, or a plain phrase"
+    assert grounded_values(sample, first) == ["Louvre"], "a value the main question names and the hop carries"
     parameters = {"type": "object", "properties": {"station": {"type": "string"}, "date": {"type": "string"}, "limit": {"type": "integer"},
                                                    "mode": {"type": "string", "enum": ["metro", "rer"]}}, "required": ["station", "date"]}
     schema = _schemas.arguments_schema(parameters, values)
@@ -217,3 +221,8 @@ def test_golden_arguments_are_drawn_from_the_sub_question(tmp_path):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(invented, schema)
     assert schema["properties"]["mode"] == {"enum": ["metro", "rer"]}  # its own enum, when the sources offer none of it
+    doc = ToolDoc(name="first_train", description="The first train from a station on a date.", parameters=parameters)
+    assert arguments_problem(doc, {"station": "Palais Royal", "date": "2025-09-04", "mode": "rer"}, values) is None
+    problem = arguments_problem(doc, {"station": "Palais Royal", "date": "30-inch"}, values)
+    assert problem is not None and "date='30-inch' is not a value the main question names" in problem
+    assert ungrounded_parameters(doc, []) == ["station", "date"] and ungrounded_parameters(doc, values) == []

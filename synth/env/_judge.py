@@ -15,6 +15,7 @@ from typing import Any
 from mcp_servers import answer_in_output, dependency_depths, dependency_levels, dependency_scenario, normalize_answer
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
+from synth.env._demos import demonstration
 from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user, language_problem, left_out
 from synth.env.config import SynthConfig
 from synth.env.records import (
@@ -34,12 +35,14 @@ from synth.env.records import (
 CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness", "coherence")
 
 _REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")
+_BACK_REFERENCE = re.compile(r"\b(this|that|these|those|it|its|they|them|their|there|above|said|same)\b|这|该|此|那|其|上述", re.IGNORECASE)
+"""Words by which a sub-question refers to what an earlier one found instead of naming it."""
 _NO_REDRAW = frozenset({"model_error", "context_overflow"})
 """Failures a fresh draw cannot mend: the endpoint is down, or the prompt does not fit."""
 
 
 def repair(d: Decomposition, seed: Seed | None = None) -> Decomposition:
-    """`d` made usable where the fix is mechanical: answers cleaned (`clean_answer`), references
+    """`d` made usable where the fix is mechanical: answers and the final answer cleaned (`clean_answer`), references
     filled in (`fill_references`), and, given the `seed`, sub-questions that ask what the user
     already knows (`drop_known`) or that the final answer does not use (`drop_unserved`) dropped.
     """
@@ -48,14 +51,21 @@ def repair(d: Decomposition, seed: Seed | None = None) -> Decomposition:
 
 
 def _declared(d: Decomposition) -> set[str]:
-    return {x for q in d.sub_questions for x in q.depends_on}
+    """The ids sub-questions declare they depend on and then refer back to ("the score of this game").
+
+    A declaration whose text is self-contained ("What is your order number?" declaring the ZIP hop)
+    is a habit of the decoder, not a need: writing dependencies before the text, the teacher declared
+    `q1` on most hops. Counted as a need, it kept known and unused hops from being dropped.
+    """
+    return {x for q in d.sub_questions if _BACK_REFERENCE.search(q.question) for x in q.depends_on}
 
 
 def _mend(d: Decomposition, seed: Seed | None) -> Decomposition:
     """`repair` short of dropping unserved leaves: the trace the structural rules judge. Dropped first, a
     leaf that repeats another's question (or lost its dependency) would take the flaw away with it."""
     cleaned = [q.model_copy(update={"answer": clean_answer(q.answer)}) for q in d.sub_questions]
-    filled = fill_references(d.model_copy(update={"sub_questions": cleaned}))
+    texts = {"main_question": d.main_question.strip(), "final_answer": clean_answer(d.final_answer)}
+    filled = fill_references(d.model_copy(update={"sub_questions": cleaned, **texts}))
     return filled if seed is None else drop_known(filled, seed, declared=_declared(d))
 
 
@@ -226,7 +236,7 @@ def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
 
 async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:
     """Stage 1: the sample's main question, final answer and trace of sub-questions."""
-    check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, check=lambda d: trace_problem(d, seed))
+    check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, demonstration(seed.language).example, check=lambda d: trace_problem(d, seed))
     lo = seed.fewest_hops
     for draw in range(config.decompose_draws):
         settings = config.list_sampling()

@@ -4,6 +4,8 @@
 ask whether its task means something, each with a stable code:
 
 - `main_not_question`: the main question asks for nothing (no question, no request for values);
+- `main_question_malformed`: the main question holds debris no user writes (a template slot,
+  a cut-off mark such as `...` or `[truncated]`, an error message), or runs past 60 words;
 - `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
   no other sub-question uses) does not appear in it, normalized as verify matches answers. A yes
   or no leaf is exempt: "Is my checking account allowed?" -> "Yes" is stated as "your checking
@@ -13,8 +15,9 @@ ask whether its task means something, each with a stable code:
   names: "City Name" for "What is the city ...?") instead of stating a value;
 - `repeated_answer`: two sub-questions about different facts have the same answer;
 - `answer_adds_value` (decomposition only): the final answer states a number (a count, price,
-  date, time, code) that neither a sub-answer nor the main question holds: it was made up, not
-  found ("The average time is 2 hours" when no sub-question asks for a time);
+  date, time) or a code in capitals (a station id "KDTW") that neither a sub-answer nor the main
+  question holds: it was made up, not found ("The average time is 2 hours" when no sub-question
+  asks for a time);
 - `answer_given` (decomposition only): a sub-question with no dependency asks for a value the main
   question already states ("What is the code of the compound?" -> "ABC123" for "... a compound
   with code 'ABC123'?"): no tool is needed to find what the user said;
@@ -61,7 +64,7 @@ __all__ = [
 ]
 
 MEANING_CODES = (
-    "main_not_question", "answer_not_composed", "answer_not_value", "repeated_answer", "answer_adds_value", "answer_given", "duplicate_tool",
+    "main_not_question", "main_question_malformed", "answer_not_composed", "answer_not_value", "repeated_answer", "answer_adds_value", "answer_given", "duplicate_tool",
 )  # fmt: skip
 """Every code a meaning check can report."""
 
@@ -92,6 +95,10 @@ _SLOT_NOUNS = frozenset({"name", "code", "number", "value", "id", "date", "time"
 _KNOWN_MIN_CHARS = 4
 """Shorter known values ("2", "Visa") occur in a row's text by chance too often to reject on."""
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_CODE = re.compile(r"\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
+"""A code in capitals of three characters or more ("KDTW", "ABC123"); shorter ones ("OK", "ID") are words."""
+_DEBRIS = re.compile(r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\bincorrect response\b", re.IGNORECASE)
+_MAIN_MAX_WORDS = 60
 _YES_NO = frozenset({"yes", "no", "true", "false", "是", "否", "不是", "有", "没有"})
 
 SubRow = tuple[str, str, str, Sequence[str]]
@@ -113,7 +120,8 @@ def clean_answer(answer: str) -> str:
     """`answer` without the stray quotes, commas and angle brackets a constrained decoder leaves at its ends.
 
     Under the enforced schema the 1.5B teacher wrote answers such as `',1234'`, `'>>Yes<'` and
-    `"'325 mg, 650 mg'"`: the value is there, wrapped in debris no tool output would hold.
+    `"'325 mg, 650 mg'"`: the value is there, wrapped in debris no tool output would hold. Final
+    answers began with a comma too (`", tracking number is 1234567890."`).
     """
     cleaned = answer.strip(_EDGE)
     return cleaned or answer
@@ -152,6 +160,8 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     findings: list[MeaningFinding] = []
     if not _is_question(main_question):
         findings.append(MeaningFinding(code="main_not_question", message=f"the main question {main_question[:120]!r} asks for nothing"))
+    if malformed := _malformed(main_question):
+        findings.append(MeaningFinding(code="main_question_malformed", message=f"the main question {malformed}"))
     for sid, question, answer, _ in subs:
         if not _is_value(answer, question):
             findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence or a placeholder, not a value"))
@@ -173,6 +183,15 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     return findings
 
 
+def _malformed(main_question: str) -> str | None:
+    """What makes a main question one no user would write: debris a reply left in it ("[truncated]` ... Error -
+    Incorrect response forma"), a template slot, or more than 60 words (a brief, not a question)."""
+    if debris := _DEBRIS.search(main_question) or _TEMPLATE_SLOT.search(main_question):
+        return f"holds {debris.group(0)!r}, which no user writes"
+    words = len(main_question.split()) + sum("\u4e00" <= ch <= "\u9fff" for ch in main_question) // 2
+    return f"runs to {words} words; ask for the values in one question" if words > _MAIN_MAX_WORDS else None
+
+
 def _trace_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]) -> list[MeaningFinding]:
     """The rules only a decomposition is held to: before tools exist, its final answer can hold only
     what its sub-questions found (an authored environment's answer may quote more of a tool's output),
@@ -180,7 +199,10 @@ def _trace_findings(main_question: str, final_answer: str, subs: Sequence[SubRow
     values may name an option the question gives)."""
     findings: list[MeaningFinding] = []
     found = _numbers(main_question, *(answer for _, _, answer, _ in subs))
-    if added := [n for n in _numbers(final_answer) if n not in found]:
+    codes = {c.casefold() for c in _CODE.findall(" ".join([main_question, *(f"{q} {a}" for _, q, a, _ in subs)]))}
+    added = [n for n in _numbers(final_answer) if n not in found]
+    added += [c for c in dict.fromkeys(_CODE.findall(final_answer)) if len(c) >= 3 and c.casefold() not in codes]
+    if added:
         findings.append(MeaningFinding(code="answer_adds_value", message=f"the final answer states {added}, which no sub-answer holds"))
     for sid, _, answer, deps in subs:
         if not deps and len(normalize_answer(answer)) >= _KNOWN_MIN_CHARS and answer_in_output(answer, main_question):
@@ -242,6 +264,7 @@ def known_answer_problem(subs: Sequence[SubRow], known: str) -> tuple[str, str] 
 
 _FEEDBACK = {
     "main_not_question": "main_question must be a question a user asks, asking for specific values",
+    "main_question_malformed": "main_question is one short question in the user's words, with no placeholders, marks or messages",
     "answer_not_value": "each answer, and the final answer, is only the value (a number with its unit, a time, a date, a name or a code), not a sentence and not a placeholder",
     "answer_not_composed": "final_answer must state the values found",
     "repeated_answer": "different facts have different values",

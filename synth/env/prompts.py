@@ -1,9 +1,11 @@
 """Prompts of every synth/env stage, written for small models: short, concrete, one task each.
 
 Each function returns the chat messages of one request. Prompts are in English and name the
-language to write in, so one set serves English and Chinese samples alike. No prompt shows a
-value that would pass: format examples hold `<placeholders>` and failing values, and each
-example is a `PromptExample` so the stage rejects a reply that copies it (`copied_example`).
+language to write in, so one set serves English and Chinese samples alike. Format examples hold
+`<placeholders>` and failing values, and each example is a `PromptExample` so the stage rejects a
+reply that copies it (`copied_example`). The decomposer alone is also shown a worked example, as
+an earlier turn in a domain no input is from (`_demos`): told the rules alone, the teacher broke
+the hardest of them in almost every reply.
 A builder that shows an example takes the model it is for and shows it through
 `PromptExample.format_section`: only when the model's engine does not enforce the schema.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 from agent_sdk import ChatMessage, ChatModel
 from synth.core import VERDICT_WORDS, PromptExample
+from synth.env._demos import demonstration
 from synth.env._meaning import known_to_user
 from synth.env.records import LANGUAGE_NAMES, CheckName, Sample, Seed, SubQuestion, ToolDoc
 
@@ -49,14 +52,25 @@ DECOMPOSE_EXAMPLE = PromptExample(
 
 
 def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
-    """Write (or take) a main question and split it into atomic sub-questions.
+    """Write (or take) a main question and split it into atomic sub-questions, after a worked example.
 
+    The example (`_demos`) is an earlier turn: the same request for a library row, and its reply.
     A dependent sub-question may write `{q1}` where q1's answer goes (the pipeline fills it in):
     asked to copy the answer into the text, the 1.5B teacher described it instead ("the train
     found above") and 6 of 10 traces were rejected as `unused_dependency`. What the row says the
     user knows is repeated apart, as values no sub-question asks for: left in the text, the teacher
     asked for it ("What is your name?", the patient id) in 16 of 50 slice rows (`answer_known`).
     """
+    demo = demonstration(seed.language)
+    return [
+        ChatMessage(role="system", content=SYSTEM),
+        ChatMessage(role="user", content=_decompose_request(demo.seed, model)),
+        ChatMessage(role="assistant", content=demo.text),
+        ChatMessage(role="user", content=_decompose_request(seed, model)),
+    ]
+
+
+def _decompose_request(seed: Seed, model: ChatModel) -> str:
     lo = seed.fewest_hops
     hops = f"{lo} to {seed.max_hops}" if lo != seed.max_hops else str(lo)
     if seed.mode == "question":
@@ -75,7 +89,7 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
         )
     if native := _IN_LANGUAGE.get(seed.language):
         task = f"{native}\n{task}"
-    return _messages(
+    return (
         f"{task}\n\n"
         f"Break the main question into {hops} sub-questions, each answered by one lookup in a database or service. Rules:\n"
         "- Each sub-question asks for one fact about one thing; every sub-question is needed to answer the main question.\n"

@@ -74,6 +74,9 @@ class Script:
     log: list[str] = field(default_factory=list)
 
     def __call__(self, messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
+        if len(messages) > 3 and messages[2].role == "assistant" and "Break the main question into" in (messages[1].content or ""):
+            assert json.loads(messages[2].content)["sub_questions"], "the worked example is a whole decomposition"
+            messages = [messages[0], *messages[3:]]  # the worked example's turn: the script answers the request after it
         first = next(m.content or "" for m in messages if m.role == "user")
         answered = sum(1 for m in messages if m.role == "assistant")
         stage, key = self._stage(first)

@@ -57,6 +57,7 @@ def planted(**change) -> Environment:
 CASES = {
     "answer_not_composed": {"task": {"answer": "The train is on time."}},
     "main_not_question": {"task": {"question": "Next train from Shanghai Hongqiao and its platform."}},
+    "main_question_malformed": {"task": {"question": "Which platform does the next train from Shanghai Hongqiao leave from? [truncated]` Error - Incorrect response forma"}},
     "answer_not_value": {"task": {"answer": "G102: Train G102 departs from Platform 7 at the north end of the hall"},
                          "subtasks": [{}, {"answer": "Train G102 departs from Platform 7 at the north end of the hall"}]},
     "duplicate_tool": {"extra_tools": [{"name": "get_train_platform_2", "description": "Gate of a train.", "input_schema": SCHEMA}]},
@@ -161,6 +162,23 @@ def test_a_final_answer_that_states_values_no_sub_question_found_is_made_up():
     )
 
 
+def test_a_code_the_final_answer_invents_is_made_up():
+    # the teacher's Detroit trace: station ids in the answer that no sub-question found
+    subs = [("q1", "What is the location ID for Detroit?", "68", []), ("q2", "What is the timezone of Detroit (location 68)?", "Eastern Time", ["q1"])]
+    made_up = composition_problem("What are the timezone and nearby stations of Detroit?", "Detroit is on Eastern Time; its stations are DCTT and KDTW.", subs)
+    assert made_up is not None and made_up[0] == "answer_adds_value" and "['DCTT', 'KDTW']" in made_up[1]
+    found = [("q1", "Which station is nearest to Detroit?", "KDTW", []), ("q2", "What is the timezone at station KDTW?", "EST", [])]
+    assert composition_problem("Which station is nearest to Detroit, and its timezone?", "Station KDTW, on EST.", found) is None
+
+
+def test_a_long_or_templated_main_question_is_malformed():
+    subs = [("q1", "Which train leaves next from Shanghai Hongqiao?", "G102", []), ("q2", "Which platform does train G102 leave from?", "Platform 7", ["q1"])]
+    brief = "Please walk me through " + "every detail of my trip, " * 12 + "and tell me which platform the next train from Shanghai Hongqiao leaves from?"
+    for question in (brief, "Which platform does {train} leave from?", "Which platform does the next train leave from ..."):
+        problem = composition_problem(question, "Train G102 leaves from Platform 7.", subs)
+        assert problem is not None and problem[0] == "main_question_malformed", question
+
+
 def test_a_yes_or_no_leaf_is_stated_in_words_but_a_value_leaf_must_appear():
     # the teacher's bank trace: "whether my checking account is allowed" is said, not quoted as "Yes"
     subs = [("q1", "What is the ID of beneficiary Alem Kebede?", "BEN-4471", []),
@@ -206,14 +224,21 @@ def test_a_known_hop_is_dropped_when_enough_hops_remain():
     assert [(q.id, q.depends_on) for q in fixed.sub_questions] == [("q2", []), ("q3", ["q2"])]
     assert "alex.rivera@example.com" in fixed.sub_questions[0].question, "the known value stays in the text that uses it"
     assert [q.id for q in repair(trace).sub_questions] == ["q1", "q2", "q3"], "without the seed nothing is known"
+    debris = trace.model_copy(update={"final_answer": ", " + trace.final_answer})
+    assert repair(debris, seed).final_answer == trace.final_answer, "the comma a constrained decoder left in front is cleaned off"
     unused = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
                     ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
     assert trace_problem(unused, seed) is None and [q.id for q in repair(unused, seed).sub_questions] == ["q2", "q3"], (
         "a known hop nothing needs is dropped"
     )
-    lost = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", ["q1"]),
+    lost = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order of that email?", "W7781", ["q1"]),
                   ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
-    assert trace_problem(lost, seed)[0] == "unused_dependency", "a known hop that a hop needs but does not name is fed back, not dropped"
+    assert trace_problem(lost, seed)[0] == "unused_dependency", "a known hop that a hop refers back to but does not name is fed back, not dropped"
+    habit = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", ["q1"]),
+                   ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
+    assert trace_problem(habit, seed) is None and [q.id for q in repair(habit, seed).sub_questions] == ["q2", "q3"], (
+        "declared by a self-contained text, the known hop is a habit of the decoder and is dropped"
+    )
     named = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
                    ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]),
                    answer=trace.final_answer, main="Which tracking number has the latest order of alex.rivera@example.com?")

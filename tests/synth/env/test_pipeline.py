@@ -96,7 +96,8 @@ async def test_chinese_domain_only_sample(tmp_path, sandbox):
     (record,) = result.envs
     env = load_env(tmp_path / "out" / record.path)
     assert env.spec.language == "zh" and env.spec.task.answer == "21摄氏度"
-    assert "Simplified Chinese" in model.requests[0].messages[1].content
+    request = model.requests[0].messages
+    assert "Simplified Chinese" in request[-1].content and "静默轨道" in request[2].content, "a Chinese seed is shown the Chinese worked example"
     assert "scaling_fallback q1" in record.notes  # the scaler's garbage reply kept the unscaled document
 
 
@@ -393,3 +394,26 @@ async def test_a_check_verdict_scores_as_the_judges_expectation_of_the_scale():
     assert model.requests[0].settings.top_logprobs == 5
     plain = await judge_check(FunctionModel.from_replies(text), sample, "coherence", SynthConfig())
     assert plain.score == 1.0, "without probabilities the word scores"
+
+
+def test_the_worked_examples_keep_every_decomposition_rule():
+    from synth.env._demos import DEMONSTRATIONS
+    from synth.env._judge import repair, trace_problem
+    from synth.env.records import Decomposition
+
+    for demo in DEMONSTRATIONS.values():
+        trace = Decomposition.model_validate(demo.reply)
+        assert trace_problem(trace, demo.seed) is None
+        assert "LN-90412" in repair(trace, demo.seed).sub_questions[1].question, "its {q1} is filled in"
+
+
+@pytest.mark.anyio
+async def test_a_reply_that_repeats_the_worked_example_is_a_copy(tmp_path, sandbox):
+    from synth.env._demos import demonstration
+
+    copy = json.loads(Script().decompose[0])
+    copy["sub_questions"][0]["answer"] = "LN-90412"
+    result, _ = await run(tmp_path, Script(decompose=[json.dumps(copy), demonstration("en").text]), sandbox, retries=1)
+    assert result.envs == []
+    (rej,) = rejected(tmp_path / "out")
+    assert (rej["stage"], rej["reason"]) == ("decompose", "copied_example")

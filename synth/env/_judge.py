@@ -297,16 +297,25 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
 
     Serialization asks whether a dependency is artificial; a trace without dependencies has none,
     so it holds without asking (asked, the teacher answered "no" for 3 of 3 parallel traces).
+    Coherence is asked of each sub-question (`prompts.hop_needed`), and the least needed one is its score.
     """
     if name == "serialization" and not any(q.depends_on for q in sample.sub_questions):
         return Judgement(score=VERDICTS["yes"], reason="no sub-question depends on another", verdict="yes")
+    if name == "coherence":
+        hops = [await _verdict(model, prompts.hop_needed(sample, q, model), config, f"{name} {q.id}") for q in sample.sub_questions]
+        failed = [h for h in hops if isinstance(h, Failure)]
+        return failed[0] if failed else min(hops, key=lambda h: h.score)  # type: ignore[union-attr]
+    return await _verdict(model, prompts.check(sample, name, model), config, name)
+
+
+async def _verdict(model: Any, messages: list[Any], config: SynthConfig, label: str) -> Judgement | Failure:
     check = ReplyCheck(prompts.CHECK_EXAMPLE)
     result = await ask_structured(
-        model, prompts.check(sample, name, model), CheckReply, retries=config.retries,
+        model, messages, CheckReply, retries=config.retries,
         settings=config.sampling.model_copy(update={"top_logprobs": VERDICT_TOP_LOGPROBS}), check=check, schema=_schemas.CHECK_SCHEMA,
     )  # fmt: skip
     if result.value is None:
-        return Failure(reason=f"judge_{check.reason(result)}", detail=f"{name}: {result.detail}")
+        return Failure(reason=f"judge_{check.reason(result)}", detail=f"{label}: {result.detail}")
     reply = result.value
     score = VerdictReader(result.token_choices).score("verdict", reply.verdict)
     return Judgement(score=VERDICTS[reply.verdict] if score is None else score, reason=reply.reason, verdict=reply.verdict)

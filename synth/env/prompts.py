@@ -166,6 +166,26 @@ def check(sample: Sample, name: CheckName, model: ChatModel) -> list[ChatMessage
     )
 
 
+def hop_needed(sample: Sample, sub: SubQuestion, model: ChatModel) -> list[ChatMessage]:
+    """The coherence check asked of one sub-question: does the main question need its answer?
+
+    Asked of the whole trace at once, the teacher ranked a trace with an unrelated lookup ("How long
+    is the Gotthard Base Tunnel?") above its good twin (coherence alone: 3 of 4 pairs, the bad twins
+    scored higher on average).
+    """
+    listing = "\n".join(f"{q.id}: {q.question} -> {q.answer}" for q in sample.sub_questions)
+    users = [q.id for q in sample.sub_questions if sub.id in q.depends_on]
+    use = f" ({', '.join(users)} use its answer)" if users else ""
+    return _messages(
+        f"A user asks an assistant: {sample.question}\nThe assistant plans these lookups:\n{listing}\n"
+        f"and then answers: {sample.answer}\n\n"
+        f"Judge lookup {sub.id} only{use}: is its answer needed to answer the user's question, directly or through a "
+        "lookup that uses it?\nreason: one sentence on what the user asked and what this lookup finds. Then verdict: "
+        f"{VERDICT_WORDS}."
+        + CHECK_EXAMPLE.format_section(model, "replace the values")
+    )
+
+
 def _context(sample: Sample, sub: SubQuestion) -> str:
     deps = [f"{d} -> {q.answer}" for d in sub.depends_on for q in sample.sub_questions if q.id == d]
     return (

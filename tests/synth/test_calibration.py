@@ -27,7 +27,7 @@ def test_the_committed_set_has_pairs_for_every_judge_and_planted_kind():
 
 
 def small_set(tmp_path: Path) -> Path:
-    """One pair per file, the bad twin marked PLANTED so a scripted judge can see it."""
+    """One pair per file, the bad twin marked Planted so a scripted judge can see it."""
     root = tmp_path / "cal"
     root.mkdir()
     for file_kind, name in CALIBRATION_FILES.items():
@@ -43,17 +43,17 @@ def small_set(tmp_path: Path) -> Path:
 
 def _mark(item):
     if isinstance(item, str):
-        return item + " PLANTED"
+        return item + " Planted"
     if "messages" in item:
-        return {**item, "messages": [*item["messages"][:-1], {**item["messages"][-1], "content": item["messages"][-1]["content"] + " PLANTED"}]}
-    return {**item, "final_answer": item["final_answer"] + " PLANTED"}
+        return {**item, "messages": [*item["messages"][:-1], {**item["messages"][-1], "content": item["messages"][-1]["content"] + " Planted"}]}
+    return {**item, "final_answer": item["final_answer"] + " Planted"}
 
 
 def seeing_judge(messages, tools, settings):
     """Scores by whether the item carries the planted marker, in each judge's own reply format."""
     prompt = next(m.content for m in messages if m.role == "user")
-    bad = "PLANTED" in prompt
-    if "Judge this criterion only" in prompt:
+    bad = "Planted" in prompt
+    if "Judge this criterion only" in prompt or "Judge lookup" in prompt:
         return json.dumps({"reason": "checked", "verdict": "no" if bad else "yes"})
     if "A user sends this request" in prompt:
         s = "no" if bad else "yes"
@@ -82,7 +82,7 @@ async def test_a_judge_that_scores_alike_or_fails_ranks_nothing(tmp_path):
     root = small_set(tmp_path)
 
     def alike(messages, tools, settings):
-        return seeing_judge([m.model_copy(update={"content": (m.content or "").replace("PLANTED", "")}) for m in messages], tools, settings)
+        return seeing_judge([m.model_copy(update={"content": (m.content or "").replace("Planted", "")}) for m in messages], tools, settings)
 
     (flat,) = await calibrate(FunctionModel(alike), root, judges=["task"])
     assert (flat.accuracy, flat.ties, flat.spread) == (0.0, 2, 0.0)

@@ -93,6 +93,8 @@ class Script:
             return "necessity", ""
         if "Judge this criterion only" in first:
             return "check", re.search(r"Judge this criterion only.\n(\w+)", first).group(1).lower()
+        if "Judge lookup" in first:
+            return "check", "coherence"
         if "Design one reusable API tool" in first:
             return "doc", re.search(r"Sub-question \((\w+)\)", first).group(1)
         if "Write the arguments of the call to" in first:

@@ -56,7 +56,8 @@ async def test_clean_multi_hop_end_to_end_served_over_mcp(tmp_path, sandbox, aud
     assert "18°C" in weather.content[0].text
     stats = json.loads((tmp_path / "out" / "stats.json").read_text())
     assert stats["outputs"] == 1 and stats["funnel"][-1] == {"stage": "assemble", "seen": 1, "accepted": 1, "rejected": 0, "reasons": {}}
-    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + 5 + 2 * 5 + 1
+    # decompose, necessity, four checks and coherence per sub-question, five calls per tool, the merge grouping
+    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + (4 + 2) + 2 * 5 + 1
     assert "609 benchmark questions" in stats["extra"]["leak_audit"]
 
 
@@ -389,11 +390,24 @@ async def test_a_check_verdict_scores_as_the_judges_expectation_of_the_scale():
         token_choices=[TokenChoice(token=head, logprob=0.0), TokenChoice(token=word, logprob=top["yes"], top=top), TokenChoice(token='"}', logprob=0.0)],
     )
     model = FunctionModel(lambda messages, tools, settings: reply)
-    judged = await judge_check(model, sample, "coherence", SynthConfig())
+    judged = await judge_check(model, sample, "atomicity", SynthConfig())
     assert judged.verdict == "yes" and judged.score == pytest.approx(0.7 + 0.2 * 0.75)
     assert model.requests[0].settings.top_logprobs == 5
-    plain = await judge_check(FunctionModel.from_replies(text), sample, "coherence", SynthConfig())
+    plain = await judge_check(FunctionModel.from_replies(text), sample, "atomicity", SynthConfig())
     assert plain.score == 1.0, "without probabilities the word scores"
+
+
+@pytest.mark.anyio
+async def test_coherence_is_asked_of_each_sub_question_and_the_least_needed_one_scores():
+    from synth.env._judge import judge_check
+
+    sample = _two_parallel_facts()
+    needed = '{"reason": "the user asked for it", "verdict": "yes"}'
+    unneeded = '{"reason": "the user did not ask for this", "verdict": "no"}'
+    model = FunctionModel(lambda messages, tools, settings: unneeded if "Judge lookup q2" in messages[-1].content else needed)
+    judged = await judge_check(model, sample, "coherence", SynthConfig())
+    assert (judged.verdict, judged.score, judged.reason) == ("no", 0.0, "the user did not ask for this")
+    assert [sample.answer in r.messages[-1].content for r in model.requests] == [True, True], "the judge sees what the user is told"
 
 
 def test_the_worked_examples_keep_every_decomposition_rule():

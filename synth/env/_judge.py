@@ -297,22 +297,15 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
 
     Serialization asks whether a dependency is artificial; a trace without dependencies has none,
     so it holds without asking (asked, the teacher answered "no" for 3 of 3 parallel traces).
-    Coherence is asked of each sub-question (`prompts.hop_needed`) and completeness of each leaf
-    (`prompts.value_stated`): smaller questions, the weakest answer of which is the check's score.
+    Coherence is asked of each sub-question (`prompts.hop_needed`), and the least needed one is its score.
     """
     if name == "serialization" and not any(q.depends_on for q in sample.sub_questions):
         return Judgement(score=VERDICTS["yes"], reason="no sub-question depends on another", verdict="yes")
-    if name in _PER_HOP:
-        used = {d for q in sample.sub_questions for d in q.depends_on}
-        hops = [q for q in sample.sub_questions if name == "coherence" or q.id not in used]
-        judged = [await _verdict(model, _PER_HOP[name](sample, q, model), config, f"{name} {q.id}") for q in hops]
-        failed = [j for j in judged if isinstance(j, Failure)]
-        return failed[0] if failed else min(judged, key=lambda j: j.score)  # type: ignore[union-attr]
+    if name == "coherence":
+        hops = [await _verdict(model, prompts.hop_needed(sample, q, model), config, f"{name} {q.id}") for q in sample.sub_questions]
+        failed = [h for h in hops if isinstance(h, Failure)]
+        return failed[0] if failed else min(hops, key=lambda h: h.score)  # type: ignore[union-attr]
     return await _verdict(model, prompts.check(sample, name, model), config, name)
-
-
-_PER_HOP = {"coherence": prompts.hop_needed, "completeness": prompts.value_stated}
-"""The checks asked one sub-question at a time: coherence of every one, completeness of the leaves."""
 
 
 async def _verdict(model: Any, messages: list[Any], config: SynthConfig, label: str) -> Judgement | Failure:

@@ -186,22 +186,6 @@ def hop_needed(sample: Sample, sub: SubQuestion, model: ChatModel) -> list[ChatM
     )
 
 
-def value_stated(sample: Sample, sub: SubQuestion, model: ChatModel) -> list[ChatMessage]:
-    """The completeness check asked of one leaf: does the final answer state what it found?
-
-    Asked of the whole trace at once, the teacher passed a final answer that says the values were
-    found without stating them ("已为您查到……的开场时间和放映厅": completeness alone, 3 of 4 pairs).
-    """
-    return _messages(
-        f"A user asks an assistant: {sample.question}\nThe assistant looked up: {sub.question} -> {sub.answer}\n"
-        f"and then answers the user: {sample.answer}\n\n"
-        f"Judge the answer to the user only: does it tell the user what this lookup found ({sub.answer}), as the same value "
-        "or in its own words? An answer that only says the value was found, or describes it, does not tell it.\n"
-        f"reason: one sentence quoting where the answer says it, if it does. Then verdict: {VERDICT_WORDS}."
-        + CHECK_EXAMPLE.format_section(model, "replace the values")
-    )
-
-
 def _context(sample: Sample, sub: SubQuestion) -> str:
     deps = [f"{d} -> {q.answer}" for d in sub.depends_on for q in sample.sub_questions if q.id == d]
     return (

@@ -4,7 +4,9 @@ Told the rules alone, the 1.5B teacher never wrote `{q1}` where an earlier answe
 "this game", then dropped the dependency when told), asked for the user's own details, and left
 the values it found out of its final answer. One complete example of the shape asked for, in a
 domain no slice row is from (a library), shows all of it at once. Its values are markers: a reply
-that repeats one copied the example (`copied_example`), not the shape.
+that repeats one copied the example (`copied_example`), not the shape. The student (0.5B) wrote a
+lease's "还能续借几次" due "2026-02-14" in a final run, so the due date and 续借 (renew a loan) are
+markers too.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ _EN = _demo(
         ],
         "final_answer": "Your loan of \"The Quiet Orbit\" (LN-90412) is due on 2026-02-14, and you have 2 renewals left.",
     },
-    ["LN-90412", "The Quiet Orbit", "LC-58213"],
+    ["LN-90412", "The Quiet Orbit", "LC-58213", "2026-02-14"],
 )
 
 _ZH = _demo(
@@ -75,7 +77,7 @@ _ZH = _demo(
         ],
         "final_answer": "您借的《静默轨道》（借阅编号 LN-90412）将于 2026-02-14 到期，还能续借2次。",
     },
-    ["LN-90412", "静默轨道", "LC-58213"],
+    ["LN-90412", "静默轨道", "LC-58213", "2026-02-14", "续借"],
 )
 
 DEMONSTRATIONS = {"en": _EN, "zh": _ZH}

@@ -92,11 +92,15 @@ def key_values(text: str) -> list[str]:
 
 
 def shared_cjk_spans(text: str, other: str) -> list[str]:
-    """The longest Chinese spans (2 characters or more) `text` shares with `other`: Chinese has no spaces
-    to cut a value such as 故宫博物院 out of a question, but it recurs whole where it is meant."""
+    """The longest Chinese spans (2 to 8 characters) `text` shares with `other`: Chinese has no spaces
+    to cut a value such as 故宫博物院 out of a question, but it recurs whole where it is meant. A longer
+    shared span is a clause (房屋租赁合同是什么时候到, taken as an `id` in a final run), not a value."""
     blocks = difflib.SequenceMatcher(None, text, other, autojunk=False).get_matching_blocks()
     spans = [text[b.a : b.a + b.size] for b in blocks]
-    return _unique([m for span in spans for m in _CJK_RUN.findall(span)])
+    return _unique([m for span in spans for m in _CJK_RUN.findall(span) if len(m) <= _CJK_VALUE_CHARS])
+
+
+_CJK_VALUE_CHARS = 8
 
 
 def text_values(text: str) -> list[str]:

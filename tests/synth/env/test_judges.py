@@ -15,6 +15,7 @@ from mcp_servers import load_env
 from synth.core import VERDICTS
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
+from synth.env._import_search import shared_cjk_spans
 from synth.env._tools import arguments_problem, grounded_values, ungrounded_parameters
 from synth.env.records import Sample, SubQuestion, ToolDoc
 
@@ -213,6 +214,8 @@ def test_golden_arguments_are_values_the_agent_has(tmp_path):
     assert values[0] == "Palais Royal" and "2025-09-04" in values
     assert not {"30-inch", "rack line", "first train", "train"} & set(values), "what the main question does not name, or a plain phrase"
     assert grounded_values(sample, first) == ["Louvre"], "a value the main question names and the hop carries"
+    assert shared_cjk_spans("故宫博物院位于哪个城市？", "故宫博物院所在城市今天的气温是多少？")[0] == "故宫博物院", "Chinese has no spaces to cut it out"
+    assert shared_cjk_spans("房屋租赁合同是什么时候到期？", "我的房屋租赁合同是什么时候到期？") == [], "a shared clause is not a value"
     parameters = {"type": "object", "properties": {"station": {"type": "string"}, "date": {"type": "string"}, "limit": {"type": "integer"},
                                                    "mode": {"type": "string", "enum": ["metro", "rer"]}}, "required": ["station", "date"]}
     schema = _schemas.arguments_schema(parameters, values)

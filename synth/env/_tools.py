@@ -128,6 +128,23 @@ def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]
     return None
 
 
+_UNGROUNDED = "golden_call_ungrounded"
+
+
+def _ungrounded(doc: ToolDoc, values: list[str], sub: SubQuestion) -> tuple[str, str] | None:
+    """`golden_call_ungrounded` with its feedback when `doc` requires a parameter no grounded value fills.
+
+    Fed back to the document request rather than rejected at once: told, the teacher can design the
+    tool a signed-in user calls without an id ("the last four digits of my saved card").
+    """
+    if missing := ungrounded_parameters(doc, values):
+        return _UNGROUNDED, (
+            f"{doc.name} requires {missing}, but neither the main question nor an earlier answer gives the agent a value for "
+            f"{sub.question!r}; require only parameters the agent has a value for, or none (the tool answers for the signed-in user)"
+        )
+    return None
+
+
 def ungrounded_parameters(doc: ToolDoc, values: list[str]) -> list[str]:
     """The required string parameters of `doc` that no grounded value can fill (no values, no enum of its own)."""
     if values:
@@ -292,19 +309,15 @@ async def write_code(
 async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQuestion, config: SynthConfig) -> SynthTool | Failure:
     """Document, scale, call and implement one sub-question's tool."""
     values = grounded_values(sample, sub)
-    check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer))
+    check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer) or _ungrounded(r.tool, values, sub))
     doc_reply = await ask_structured(
         model, prompts.tool_doc(sample, sub, model, values), DocReply, retries=config.retries,
         settings=config.sampling, check=check, schema=_schemas.DOC_SCHEMA,
     )
     if doc_reply.value is None:
-        return Failure(reason=f"tool_doc_{check.reason(doc_reply)}", detail=f"{sub.id}: {doc_reply.detail}")
+        reason = check.reason(doc_reply)
+        return Failure(reason=reason if reason == _UNGROUNDED else f"tool_doc_{reason}", detail=f"{sub.id}: {doc_reply.detail}")
     doc = doc_reply.value.tool
-    if missing := ungrounded_parameters(doc, values):
-        return Failure(
-            reason="golden_call_ungrounded",
-            detail=f"{sub.id}: {doc.name} requires {missing}, but neither the main question nor an earlier answer names a value for {sub.question!r}",
-        )
     args_reply = await ask_structured(
         model, prompts.golden_arguments(sample, sub, doc, values), ArgumentsReply, retries=config.retries, settings=config.sampling,
         check=lambda r: arguments_problem(doc, r.model_dump(), values), schema=_schemas.arguments_schema(doc.parameters, values),

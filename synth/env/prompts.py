@@ -209,7 +209,9 @@ DOC_EXAMPLE = PromptExample(
 
 
 def _keys_line(values: list[str]) -> str:
-    return f"Values the agent has for this call: {', '.join(values)}" if values else "The agent has no value for this call."
+    if not values:
+        return "The agent has no value for this call: the tool takes no required parameter (it answers for the signed-in user)."
+    return f"Values the agent has for this call: {', '.join(values)}"
 
 
 def tool_doc(sample: Sample, sub: SubQuestion, model: ChatModel, values: list[str]) -> list[ChatMessage]:

@@ -121,11 +121,14 @@ class Script:
             return json.dumps({"items": [{"id": i, "needs_tool": True, "reason": "needs a lookup"} for i in ids]})
         if stage == "check":
             return self.judge[key] if isinstance(self.judge, dict) else self.judge
-        if stage == "doc":
-            return self.docs[key]
+        if stage == "doc":  # a list: one reply per attempt, the last one repeated
+            attempts = self.docs[key] if isinstance(self.docs[key], list) else [self.docs[key]]
+            done = sum(1 for entry in self.log[:-1] if entry == f"doc:{key}")
+            return attempts[min(done, len(attempts) - 1)]
         if stage == "args":
-            # the golden call is asked for after the document: replay the one written beside it
-            return json.dumps(json.loads(self.docs[key])["golden_arguments"], ensure_ascii=False)
+            # the golden call is asked for after the document: replay the one written beside the last
+            written = self.docs[key][-1] if isinstance(self.docs[key], list) else self.docs[key]
+            return json.dumps(json.loads(written)["golden_arguments"], ensure_ascii=False)
         if stage == "scale":
             if self.scale is not None:
                 return self.scale.get(key, "no") if isinstance(self.scale, dict) else self.scale

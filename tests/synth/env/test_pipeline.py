@@ -298,6 +298,26 @@ async def test_a_trace_that_means_nothing_is_sent_back_then_rejected_with_its_co
 
 
 @pytest.mark.anyio
+async def test_a_tool_that_requires_a_value_the_agent_lacks_is_sent_back(tmp_path, sandbox):
+    # the teacher's "last four digits of my saved card" tool required a card id no one had given
+    trace = json.loads(Script().decompose[0])
+    trace["sub_questions"][0]["question"] = "Which city is it in?"
+    needs_id = doc("get_landmark_city", {"landmark_id": "string"}, {"landmark_id": "x"}, "Find the city of a landmark.")
+    signed_in = doc("get_landmark_city", {}, {}, "The city of the landmark the user is visiting.")
+    script = Script(decompose=[json.dumps(trace)], docs={**Script().docs, "q1": [needs_id, signed_in]}, scale="{}")
+    result, model = await run(tmp_path, script, sandbox)
+    assert len(result.envs) == 1 and script.log.count("doc:q1") == 2
+    retry = next(r.messages for r in model.requests if "Sub-question (q1)" in r.messages[1].content and len(r.messages) > 2)
+    assert "requires ['landmark_id'], but neither the main question nor an earlier answer gives the agent a value" in retry[-1].content
+    assert "The agent has no value for this call" in retry[1].content
+    stuck = Script(decompose=[json.dumps(trace)], docs={**Script().docs, "q1": needs_id})
+    (tmp_path / "stuck").mkdir()
+    await run(tmp_path / "stuck", stuck, sandbox, retries=1)
+    (rej,) = rejected(tmp_path / "stuck" / "out")
+    assert (rej["stage"], rej["reason"]) == ("tools", "golden_call_ungrounded")
+
+
+@pytest.mark.anyio
 async def test_a_tool_without_parameters_is_its_golden_row(tmp_path, sandbox):
     script = Script(docs={
         "q1": doc("get_landmark_city", {"landmark": "string"}, {"landmark": "Eiffel Tower"}, "Find the city of a landmark."),

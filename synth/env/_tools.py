@@ -79,9 +79,15 @@ def grounded_values(sample: Sample, sub: SubQuestion) -> list[str]:
     environments a session-12 slice run kept) verifies but looks nothing up.
     """
     answers = [q.answer.strip() for q in sample.sub_questions if q.id in sub.depends_on]
-    named = [v for v in key_values(sample.question) if answer_in_output(v, sub.question)] + shared_cjk_spans(sub.question, sample.question)
-    values = [v for v in dict.fromkeys([*answers, *(v for a in answers for v in key_values(a)), *named]) if normalize_answer(v)]
+    named = [v for v in _whole(key_values(sample.question)) if answer_in_output(v, sub.question)] + shared_cjk_spans(sub.question, sample.question)
+    values = [v for v in dict.fromkeys([*answers, *(v for a in answers for v in _whole(key_values(a))), *named]) if normalize_answer(v)]
     return values[:_MAX_VALUES]
+
+
+def _whole(values: list[str]) -> list[str]:
+    """`values` less those that are part of another ("Johann" of "Johann Gruber", "2024" of "2024-10-28"):
+    a part of a value is not one (`day: "Johann"` was a golden argument in a final run)."""
+    return [v for v in values if not any(v != other and v in other for other in values)]
 
 
 _MAX_VALUES = 200

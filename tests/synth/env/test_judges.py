@@ -214,6 +214,9 @@ def test_golden_arguments_are_values_the_agent_has(tmp_path):
     assert values[0] == "Palais Royal" and "2025-09-04" in values
     assert not {"30-inch", "rack line", "first train", "train"} & set(values), "what the main question does not name, or a plain phrase"
     assert grounded_values(sample, first) == ["Louvre"], "a value the main question names and the hop carries"
+    bank = Sample(id="s", seed=seed, question="What is the daily limit for Johann Gruber on 2025-09-04?", answer="500 EUR", scenario="single_hop",
+                  sub_questions=[SubQuestion(id="q1", question="What is the daily limit for Johann Gruber on 2025-09-04?", answer="500 EUR")])  # fmt: skip
+    assert grounded_values(bank, bank.sub_questions[0]) == ["2025-09-04", "Johann Gruber"], "whole values, not their parts (Johann, 2025)"
     assert shared_cjk_spans("故宫博物院位于哪个城市？", "故宫博物院所在城市今天的气温是多少？")[0] == "故宫博物院", "Chinese has no spaces to cut it out"
     assert shared_cjk_spans("房屋租赁合同是什么时候到期？", "我的房屋租赁合同是什么时候到期？") == [], "a shared clause is not a value"
     parameters = {"type": "object", "properties": {"station": {"type": "string"}, "date": {"type": "string"}, "limit": {"type": "integer"},

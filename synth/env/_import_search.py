@@ -92,15 +92,21 @@ def key_values(text: str) -> list[str]:
 
 
 def shared_cjk_spans(text: str, other: str) -> list[str]:
-    """The longest Chinese spans (2 to 8 characters) `text` shares with `other`: Chinese has no spaces
-    to cut a value such as 故宫博物院 out of a question, but it recurs whole where it is meant. A longer
-    shared span is a clause (房屋租赁合同是什么时候到, taken as an `id` in a final run), not a value."""
+    """The longest Chinese spans `text` shares with `other` that can be a value: Chinese has no spaces to
+    cut a value such as 故宫博物院 out of a question, but it recurs whole where it is meant.
+
+    A shared span is not a value when it is a clause (over 8 characters: 房屋租赁合同是什么时候到), too
+    short to name one thing (实验, 供应商), or holds a pronoun, a question word, a verb of need or a slot
+    noun (我的公司, 实验需要, 工单编号): each was a golden `id` in a final slice run.
+    """
     blocks = difflib.SequenceMatcher(None, text, other, autojunk=False).get_matching_blocks()
     spans = [text[b.a : b.a + b.size] for b in blocks]
-    return _unique([m for span in spans for m in _CJK_RUN.findall(span) if len(m) <= _CJK_VALUE_CHARS])
+    runs = [m for span in spans for m in _CJK_RUN.findall(span)]
+    return _unique([m for m in runs if _CJK_VALUE_CHARS[0] <= len(m) <= _CJK_VALUE_CHARS[1] and not _CJK_NOT_VALUE.search(m)])
 
 
-_CJK_VALUE_CHARS = 8
+_CJK_VALUE_CHARS = (4, 8)
+_CJK_NOT_VALUE = re.compile(r"[我你您他她它]|什么|多少|哪|几|吗|怎|需要|编号|号码|名称|名字|时间|费用|价格|状态|地址|城市|信息|情况")
 
 
 def text_values(text: str) -> list[str]:

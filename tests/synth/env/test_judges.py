@@ -219,6 +219,8 @@ def test_golden_arguments_are_values_the_agent_has(tmp_path):
     assert grounded_values(bank, bank.sub_questions[0]) == ["2025-09-04", "Johann Gruber"], "whole values, not their parts (Johann, 2025)"
     assert shared_cjk_spans("故宫博物院位于哪个城市？", "故宫博物院所在城市今天的气温是多少？")[0] == "故宫博物院", "Chinese has no spaces to cut it out"
     assert shared_cjk_spans("房屋租赁合同是什么时候到期？", "我的房屋租赁合同是什么时候到期？") == [], "a shared clause is not a value"
+    for hop, main in (("您的工单编号是什么？", "我需要查询我的工单编号。"), ("A供应商的联系人是什么？", "我的公司最近的供应商有哪些？")):
+        assert shared_cjk_spans(hop, main) == [], f"a slot noun, a pronoun or a common word is not a value: {hop}"
     parameters = {"type": "object", "properties": {"station": {"type": "string"}, "date": {"type": "string"}, "limit": {"type": "integer"},
                                                    "mode": {"type": "string", "enum": ["metro", "rer"]}}, "required": ["station", "date"]}
     schema = _schemas.arguments_schema(parameters, values)

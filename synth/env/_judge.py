@@ -16,7 +16,7 @@ from mcp_servers import answer_in_output, dependency_depths, dependency_levels, 
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._demos import demonstration
-from synth.env._meaning import clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user, language_problem, left_out
+from synth.env._meaning import cjk_chars, clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user, language_problem, left_out
 from synth.env.config import SynthConfig
 from synth.env.records import (
     CheckName,
@@ -159,7 +159,7 @@ def _carries(answer: str, text: str, main_question: str) -> bool:
     (a name such as 王丽华 is three).
     """
     key = normalize_answer(answer)
-    long_enough = len(key) >= 4 or sum("\u4e00" <= ch <= "\u9fff" for ch in key) >= 2
+    long_enough = len(key) >= 4 or cjk_chars(key) >= 2
     return long_enough and answer_in_output(answer, text) and not answer_in_output(answer, main_question)
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "MEANING_CODES",
     "MeaningFinding",
     "clean_answer",
+    "cjk_chars",
     "composition_problem",
     "duplicate_tool_groups",
     "is_yes_no",
@@ -95,7 +96,7 @@ _SLOT_NOUNS = frozenset({"name", "code", "number", "value", "id", "date", "time"
 _KNOWN_MIN_CHARS = 4
 """Shorter known values ("2", "Visa") occur in a row's text by chance too often to reject on."""
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
-_CODE = re.compile(r"\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
+_CODE = re.compile(r"\b(?=[A-Z0-9]{3,}\b)[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
 """A code in capitals of three characters or more ("KDTW", "ABC123"); shorter ones ("OK", "ID") are words."""
 _DEBRIS = re.compile(r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\bincorrect response\b", re.IGNORECASE)
 _MAIN_MAX_WORDS = 60
@@ -188,7 +189,7 @@ def _malformed(main_question: str) -> str | None:
     Incorrect response forma"), a template slot, or more than 60 words (a brief, not a question)."""
     if debris := _DEBRIS.search(main_question) or _TEMPLATE_SLOT.search(main_question):
         return f"holds {debris.group(0)!r}, which no user writes"
-    words = len(main_question.split()) + sum("\u4e00" <= ch <= "\u9fff" for ch in main_question) // 2
+    words = len(main_question.split()) + cjk_chars(main_question) // 2
     return f"runs to {words} words; ask for the values in one question" if words > _MAIN_MAX_WORDS else None
 
 
@@ -199,9 +200,8 @@ def _trace_findings(main_question: str, final_answer: str, subs: Sequence[SubRow
     values may name an option the question gives)."""
     findings: list[MeaningFinding] = []
     found = _numbers(main_question, *(answer for _, _, answer, _ in subs))
-    codes = {c.casefold() for c in _CODE.findall(" ".join([main_question, *(f"{q} {a}" for _, q, a, _ in subs)]))}
-    added = [n for n in _numbers(final_answer) if n not in found]
-    added += [c for c in dict.fromkeys(_CODE.findall(final_answer)) if len(c) >= 3 and c.casefold() not in codes]
+    codes = {c.casefold() for c in _codes(main_question, *(f"{q} {a}" for _, q, a, _ in subs))}
+    added = [n for n in _numbers(final_answer) if n not in found] + [c for c in _codes(final_answer) if c.casefold() not in codes]
     if added:
         findings.append(MeaningFinding(code="answer_adds_value", message=f"the final answer states {added}, which no sub-answer holds"))
     for sid, _, answer, deps in subs:
@@ -216,11 +216,21 @@ def _numbers(*texts: str) -> list[str]:
     return list(dict.fromkeys(n.replace(",", "") for text in texts for n in _NUMBER.findall(text)))
 
 
+def cjk_chars(text: str) -> int:
+    """How many Chinese characters `text` holds (a Chinese word is about two: `text` has no spaces to count)."""
+    return sum("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _codes(*texts: str) -> list[str]:
+    """The codes in capitals of `texts` (`_CODE`), once each in order of appearance."""
+    return list(dict.fromkeys(c for text in texts for c in _CODE.findall(text)))
+
+
 def language_problem(main_question: str, language: str) -> tuple[str, str] | None:
     """`("wrong_language", feedback)` when the main question is not written in `language` ("zh" or "en"), else None."""
     if language not in LANGUAGE_NAMES:
         return None
-    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in main_question)
+    cjk = cjk_chars(main_question)
     latin = sum(ch.isascii() and ch.isalpha() for ch in main_question)
     wrong = (language == "zh" and cjk == 0) or (language == "en" and cjk > latin)
     if not wrong:

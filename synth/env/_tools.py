@@ -69,6 +69,9 @@ class Member:
     arguments: dict[str, Any]
 
 
+_MAX_VALUES = 200
+
+
 def grounded_values(sample: Sample, sub: SubQuestion) -> list[str]:
     """The values a golden call for `sub` may take: its dependencies' answers (whole, then the values they
     name), and the values the main question names that `sub` carries.
@@ -88,9 +91,6 @@ def _whole(values: list[str]) -> list[str]:
     """`values` less those that are part of another ("Johann" of "Johann Gruber", "2024" of "2024-10-28"):
     a part of a value is not one (`day: "Johann"` was a golden argument in a final run)."""
     return [v for v in values if not any(v != other and v in other for other in values)]
-
-
-_MAX_VALUES = 200
 
 
 def _string_leaves(value: Any) -> list[str]:

@@ -63,8 +63,7 @@ def decompose(seed: Seed, model: ChatModel) -> list[ChatMessage]:
     """
     demo = demonstration(seed.language)
     return [
-        ChatMessage(role="system", content=SYSTEM),
-        ChatMessage(role="user", content=_decompose_request(demo.seed, model)),
+        *_messages(_decompose_request(demo.seed, model)),
         ChatMessage(role="assistant", content=demo.text),
         ChatMessage(role="user", content=_decompose_request(seed, model)),
     ]

@@ -26,7 +26,7 @@ from typing import Any
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task, ToolOutcome, answer_in_output, dependency_order
+from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task, ToolOutcome, answer_in_output, dependency_order, normalize_answer
 from synth.env._code import check_code, render_module
 from synth.env._import_formats import Defect, ParsedRow, ParsedSubtask, ParsedTool
 from synth.exceptions import CodeProblem
@@ -89,6 +89,27 @@ def key_values(text: str) -> list[str]:
         cjk += [run, *(p for p in _CJK_PARTICLES.split(run) if len(p) >= 2)]
         cjk += [run[i : i + n] for n in (2, 3, 4) for i in range(len(run) - n + 1)]
     return _unique([s.strip() for s in [*quoted, *_EMAIL.findall(text), *dates, *ids, *names, *_NUMBER.findall(text), *cjk]])
+
+
+def call_values(main_question: str, answers: Sequence[str], question: str) -> list[str]:
+    """The values a tool call for `question` may take: the `answers` it depends on (whole, then the values
+    they name), and the values `main_question` names that `question` carries (`shared_cjk_spans` in Chinese).
+
+    The agent is asked only the main question, so a value found nowhere else (a product id from the
+    seed's text) is one it cannot call with; and a value that is a plain phrase of the sub-question
+    (`product_id: "30-inch"`, `game_date: "basketball game"`, `card_id: "saved"`, 3 of the 5
+    environments a session-12 slice run kept) verifies but looks nothing up.
+    """
+    answers = [a.strip() for a in answers]
+    named = [v for v in whole_values(key_values(main_question)) if answer_in_output(v, question)] + shared_cjk_spans(question, main_question)
+    values = [*answers, *(v for a in answers for v in whole_values(key_values(a))), *named]
+    return [v for v in dict.fromkeys(values) if normalize_answer(v)]
+
+
+def whole_values(values: list[str]) -> list[str]:
+    """`values` less those that are part of another ("Johann" of "Johann Gruber", "2024" of "2024-10-28"):
+    a part of a value is not one (`day: "Johann"` was a golden argument in a final run)."""
+    return [v for v in values if not any(v != other and v in other for other in values)]
 
 
 def shared_cjk_spans(text: str, other: str) -> list[str]:

@@ -6,6 +6,8 @@ ask whether its task means something, each with a stable code:
 - `main_not_question`: the main question asks for nothing (no question, no request for values);
 - `main_question_malformed`: the main question holds debris no user writes (a template slot,
   a cut-off mark such as `...` or `[truncated]`, an error message), or runs past 60 words;
+- `answer_malformed`: the main answer holds the seams of a list written as text (`97-89', '36 points'`),
+  an empty `{}` or `[]`, or the debris of `main_question_malformed`;
 - `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
   no other sub-question uses) does not appear in it, normalized as verify matches answers. A yes
   or no leaf is exempt: "Is my checking account allowed?" -> "Yes" is stated as "your checking
@@ -21,6 +23,9 @@ ask whether its task means something, each with a stable code:
 - `answer_given` (decomposition only): a sub-question with no dependency asks for a value the main
   question already states ("What is the code of the compound?" -> "ABC123" for "... a compound
   with code 'ABC123'?"): no tool is needed to find what the user said;
+- `hop_value_unknown` (decomposition only): a sub-question that uses no earlier answer and carries no
+  value the main question gives names one the user never gave ("the chance of rain in Washington, DC"
+  for "Should I plan a picnic on Thursday?"): its tool call has nothing to be called with;
 - `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
   (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9;
 - `wrong_language` (decomposition only: it needs the seed): the main question is not in the seed's
@@ -45,6 +50,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from mcp_servers import EnvSpec, answer_in_output, generic_answer_reason, normalize_answer
+from synth.env._import_search import call_values, key_values, whole_values
 from synth.env.records import LANGUAGE_NAMES
 
 __all__ = [
@@ -65,7 +71,8 @@ __all__ = [
 ]
 
 MEANING_CODES = (
-    "main_not_question", "main_question_malformed", "answer_not_composed", "answer_not_value", "repeated_answer", "answer_adds_value", "answer_given", "duplicate_tool",
+    "main_not_question", "main_question_malformed", "answer_malformed", "answer_not_composed", "answer_not_value", "repeated_answer",
+    "answer_adds_value", "answer_given", "hop_value_unknown", "duplicate_tool",
 )  # fmt: skip
 """Every code a meaning check can report."""
 
@@ -99,6 +106,8 @@ _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _CODE = re.compile(r"\b(?=[A-Z0-9]{3,}\b)[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
 """A code in capitals of three characters or more ("KDTW", "ABC123"); shorter ones ("OK", "ID") are words."""
 _DEBRIS = re.compile(r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\bincorrect response\b", re.IGNORECASE)
+_LIST_DEBRIS = re.compile(r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]""")
+"""The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"."""
 _MAIN_MAX_WORDS = 60
 _YES_NO = frozenset({"yes", "no", "true", "false", "是", "否", "不是", "有", "没有"})
 
@@ -168,6 +177,8 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
             findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence or a placeholder, not a value"))
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
+    elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer):
+        findings.append(MeaningFinding(code="answer_malformed", message=f"the final answer holds {debris.group(0)!r}, which no answer to a user holds"))
     used = {d for _, _, _, deps in subs for d in deps}
     missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and left_out(answer, final_answer)]
     if missing:
@@ -207,7 +218,27 @@ def _trace_findings(main_question: str, final_answer: str, subs: Sequence[SubRow
     for sid, _, answer, deps in subs:
         if not deps and len(normalize_answer(answer)) >= _KNOWN_MIN_CHARS and answer_in_output(answer, main_question):
             findings.append(MeaningFinding(code="answer_given", message=f"{sid}'s answer {answer!r} is stated by the main question itself"))
+    found = " ; ".join(answer for _, _, answer, _ in subs)
+    for sid, question, _, deps in subs:
+        if not deps and not call_values(main_question, [], question) and (unknown := unknown_values(question, main_question, found)):
+            findings.append(MeaningFinding(code="hop_value_unknown", message=f"{sid} names {unknown}, which the user never gave and no sub-question finds"))
     return findings
+
+
+def unknown_values(question: str, main_question: str, found: str = "") -> list[str]:
+    """The values `question` names (Latin ones: a name, a code, a date, a quoted span) that neither `main_question`
+    nor the `found` answers hold.
+
+    A capitalized first word is the start of a sentence, a number of one or two digits ("3 pm",
+    "2 tickets") is too common to tell (the user may have written it as a word), and so is a short
+    acronym ("ID", "UV", "ETA"): each names a kind of thing, not one thing.
+    """
+    first = question.split()[0] if question.split() else ""
+    named = [
+        v for v in whole_values(key_values(question))
+        if not cjk_chars(v) and v != first and not (len(v) <= 2 and v.isdigit()) and not (len(v) <= 3 and v.isalpha() and v.isupper())
+    ]  # fmt: skip
+    return [v for v in named if not answer_in_output(v, main_question) and not answer_in_output(v, found)]
 
 
 def _numbers(*texts: str) -> list[str]:
@@ -280,6 +311,8 @@ _FEEDBACK = {
     "repeated_answer": "different facts have different values",
     "answer_adds_value": "final_answer states only the values the sub-questions found (and those the main question gives)",
     "answer_given": "a sub-question asks only for what a tool must look up; a value the main question states goes into the text of the sub-questions that need it",
+    "answer_malformed": "final_answer is one sentence stating the values, not a list of quoted values",
+    "hop_value_unknown": "a sub-question is looked up with a value the user gave (write it into main_question) or one an earlier sub-question finds (write {q1} where it goes)",
 }
 
 

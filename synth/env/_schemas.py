@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CHECK_SCHEMA", "DOC_SCHEMA", "TOOL_SCHEMA", "arguments_schema", "decomposition_schema", "groups_schema", "merged_doc_schema", "necessity_schema"]
+__all__ = ["CHECK_SCHEMA", "TOOL_SCHEMA", "arguments_schema", "doc_schema", "decomposition_schema", "groups_schema", "merged_doc_schema", "necessity_schema"]
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 400}
 _SHORT = {"type": "string", "minLength": 1, "maxLength": 200}
+_MAX_REQUIRED = 8
 _PARAMETER = {
     "type": "object",
     "properties": {
@@ -30,7 +31,7 @@ _PARAMETERS = {
         "type": {"const": "object"},
         # each parameter is itself a small schema: a model left free here wrote `"date": "string"`
         "properties": {"type": "object", "propertyNames": {"pattern": "^[a-z][a-z0-9_]{0,39}$"}, "additionalProperties": _PARAMETER},
-        "required": {"type": "array", "items": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$"}, "maxItems": 8},
+        "required": {"type": "array", "items": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$"}, "maxItems": _MAX_REQUIRED},
     },
     "required": ["type", "properties", "required"],
     "additionalProperties": False,
@@ -117,8 +118,21 @@ def groups_schema(ids: list[str]) -> dict[str, Any]:
     return _object({"groups": {"type": "array", "items": group, "maxItems": max(0, len(ids) // 2)}})
 
 
-DOC_SCHEMA: dict[str, Any] = _object({"tool": TOOL_SCHEMA})
-"""A tool document (its golden call is asked for next, with `arguments_schema`)."""
+def doc_schema(values: list[str]) -> dict[str, Any]:
+    """A tool document for a call that can take `values` (its golden call is asked for next, with `arguments_schema`).
+
+    It requires no more parameters than there are values, and takes none when there are none
+    (the tool answers for the signed-in user): left free, the teacher required 8 parameters and
+    filled each with some value the user said, and told in words that the agent has no value, it
+    required an id anyway in 13 of 13 retries.
+    """
+    if not values:
+        parameters = {**_PARAMETERS, "properties": {**_PARAMETERS["properties"], "properties": _object({}),
+                                                    "required": {"type": "array", "maxItems": 0}}}  # fmt: skip
+    else:
+        required = {**_PARAMETERS["properties"]["required"], "maxItems": min(len(values), _MAX_REQUIRED)}
+        parameters = {**_PARAMETERS, "properties": {**_PARAMETERS["properties"], "required": required}}
+    return _object({"tool": {**TOOL_SCHEMA, "properties": {**TOOL_SCHEMA["properties"], "parameters": parameters}}})
 
 
 def arguments_schema(parameters: dict[str, Any], values: list[str] | None = None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
 from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
-from synth.env._import_search import key_values, shared_cjk_spans
+from synth.env._import_search import call_values
 from synth.env._table import (
     OtherInputs,
     TableRows,
@@ -73,24 +73,9 @@ _MAX_VALUES = 200
 
 
 def grounded_values(sample: Sample, sub: SubQuestion) -> list[str]:
-    """The values a golden call for `sub` may take: its dependencies' answers (whole, then the values they
-    name), and the values the main question names that `sub` carries.
-
-    The agent is asked only the main question, so a value found nowhere else (a product id from the
-    seed's text) is one it cannot call with; and a value that is a plain phrase of the sub-question
-    (`product_id: "30-inch"`, `game_date: "basketball game"`, `card_id: "saved"`, 3 of the 5
-    environments a session-12 slice run kept) verifies but looks nothing up.
-    """
-    answers = [q.answer.strip() for q in sample.sub_questions if q.id in sub.depends_on]
-    named = [v for v in _whole(key_values(sample.question)) if answer_in_output(v, sub.question)] + shared_cjk_spans(sub.question, sample.question)
-    values = [v for v in dict.fromkeys([*answers, *(v for a in answers for v in _whole(key_values(a))), *named]) if normalize_answer(v)]
-    return values[:_MAX_VALUES]
-
-
-def _whole(values: list[str]) -> list[str]:
-    """`values` less those that are part of another ("Johann" of "Johann Gruber", "2024" of "2024-10-28"):
-    a part of a value is not one (`day: "Johann"` was a golden argument in a final run)."""
-    return [v for v in values if not any(v != other and v in other for other in values)]
+    """The values a golden call for `sub` may take (`call_values`), at most `_MAX_VALUES`."""
+    answers = [q.answer for q in sample.sub_questions if q.id in sub.depends_on]
+    return call_values(sample.question, answers, sub.question)[:_MAX_VALUES]
 
 
 def _string_leaves(value: Any) -> list[str]:
@@ -123,6 +108,14 @@ def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]
         return f"the golden arguments do not validate against the parameters: {error.message}"
     grounded = {normalize_answer(v) for v in values}
     properties = doc.parameters.get("properties") or {}
+    given: dict[str, str] = {}
+    for name, argument in arguments.items():
+        for value in _string_leaves(argument):
+            key = normalize_answer(value)
+            if key and key in given:
+                # `origin="Boston", venue="Boston"`: a value given twice looks up nothing more than once
+                return f"golden arguments {given[key]} and {name} are both {value!r}; each value fills one parameter"
+            given[key] = name
     for name, argument in arguments.items():
         spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
         for value in _string_leaves(argument):
@@ -318,19 +311,21 @@ async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQues
     check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer) or _ungrounded(r.tool, values, sub))
     doc_reply = await ask_structured(
         model, prompts.tool_doc(sample, sub, model, values), DocReply, retries=config.retries,
-        settings=config.sampling, check=check, schema=_schemas.DOC_SCHEMA,
+        settings=config.sampling, check=check, schema=_schemas.doc_schema(values),
     )
     if doc_reply.value is None:
         reason = check.reason(doc_reply)
         return Failure(reason=reason if reason == _UNGROUNDED else f"tool_doc_{reason}", detail=f"{sub.id}: {doc_reply.detail}")
     doc = doc_reply.value.tool
-    args_reply = await ask_structured(
-        model, prompts.golden_arguments(sample, sub, doc, values), ArgumentsReply, retries=config.retries, settings=config.sampling,
-        check=lambda r: arguments_problem(doc, r.model_dump(), values), schema=_schemas.arguments_schema(doc.parameters, values),
-    )
-    if args_reply.value is None:
-        return Failure(reason=f"golden_call_{args_reply.reason_code}", detail=f"{sub.id}: {args_reply.detail}")
-    arguments = args_reply.value.model_dump()
+    arguments: dict[str, Any] = {}
+    if doc.parameters.get("properties"):  # a tool without parameters has one call, and nothing to ask
+        args_reply = await ask_structured(
+            model, prompts.golden_arguments(sample, sub, doc, values), ArgumentsReply, retries=config.retries, settings=config.sampling,
+            check=lambda r: arguments_problem(doc, r.model_dump(), values), schema=_schemas.arguments_schema(doc.parameters, values),
+        )
+        if args_reply.value is None:
+            return Failure(reason=f"golden_call_{args_reply.reason_code}", detail=f"{sub.id}: {args_reply.detail}")
+        arguments = args_reply.value.model_dump()
     scaled = False
     if config.scale_complexity:
         bigger = await ask_structured(

@@ -80,7 +80,7 @@ def _decompose_request(seed: Seed, model: ChatModel) -> str:
             "an assistant with lookup tools, asking for specific values (times, prices, codes, names, counts)."
         )
         if known := known_to_user(seed.knowledge_corpus):
-            task += f"\nThe user already knows: {known}\nNo sub-question asks for these; write them into the questions that need them."
+            task += f"\nThe user already knows: {known}\nNo sub-question asks for these; the user says the ones a lookup needs in main_question, and the sub-questions that need them name them."
     else:
         task = (
             f"Domain: {seed.domain}\nWrite one question from this domain that a user would ask an assistant with lookup tools, "

@@ -235,3 +235,19 @@ def test_golden_arguments_are_values_the_agent_has(tmp_path):
     problem = arguments_problem(doc, {"station": "Palais Royal", "date": "30-inch"}, values)
     assert problem is not None and "date='30-inch' is not a value the main question names" in problem
     assert ungrounded_parameters(doc, []) == ["station", "date"] and ungrounded_parameters(doc, values) == []
+    twice = arguments_problem(doc, {"station": "Palais Royal", "date": "Palais Royal"}, values)
+    assert twice is not None and "both 'Palais Royal'" in twice, "one value fills one parameter"
+
+
+def test_a_tool_document_requires_no_more_parameters_than_the_agent_has_values():
+    # told in words that the agent had no value, the teacher required an id in 13 of 13 retries
+    tool = {"name": "get_saved_card", "description": "The signed-in user's saved card.",
+            "parameters": {"type": "object", "properties": {}, "required": []}}  # fmt: skip
+    jsonschema.validate({"tool": tool}, _schemas.doc_schema([]))
+    with_id = {**tool, "parameters": {"type": "object", "properties": {"card_id": {"type": "string", "description": "Card"}}, "required": []}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"tool": with_id}, _schemas.doc_schema([]))
+    two = {"type": "object", "properties": {p: {"type": "string", "description": p} for p in ("station", "date")}, "required": ["station", "date"]}
+    jsonschema.validate({"tool": {**tool, "parameters": two}}, _schemas.doc_schema(["Palais Royal", "2025-09-04"]))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"tool": {**tool, "parameters": two}}, _schemas.doc_schema(["Palais Royal"]))

@@ -33,6 +33,7 @@ async def test_a_benchmark_question_is_rejected_as_a_leak(tmp_path, sandbox, aud
     leaked = benchmark_questions(QUESTIONS)[0]
     decomposition = json.loads(Script().decompose[0])
     decomposition["main_question"] = leaked.split("?")[0] + "?"
+    decomposition["sub_questions"][0]["question"] = "Which city is the user in?"  # names no value the leaked question lacks
     script = Script(decompose=[json.dumps(decomposition)])
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"question": leaked, "domain": "flights"}) + "\n")

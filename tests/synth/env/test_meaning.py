@@ -58,6 +58,7 @@ CASES = {
     "answer_not_composed": {"task": {"answer": "The train is on time."}},
     "main_not_question": {"task": {"question": "Next train from Shanghai Hongqiao and its platform."}},
     "main_question_malformed": {"task": {"question": "Which platform does the next train from Shanghai Hongqiao leave from? [truncated]` Error - Incorrect response forma"}},
+    "answer_malformed": {"task": {"answer": "G102', 'Platform 7"}},
     "answer_not_value": {"task": {"answer": "G102: Train G102 departs from Platform 7 at the north end of the hall"},
                          "subtasks": [{}, {"answer": "Train G102 departs from Platform 7 at the north end of the hall"}]},
     "duplicate_tool": {"extra_tools": [{"name": "get_train_platform_2", "description": "Gate of a train.", "input_schema": SCHEMA}]},
@@ -119,6 +120,9 @@ ROW = ("background: You want the tracking number for your recent order because y
        " Information Needed: You don't remember your order number.")
 
 
+_TOLD = "What is the tracking number for my recent order? My email is alex.rivera@example.com."
+
+
 def _trace(*subs: tuple[str, str, str, list[str]], answer: str, main: str = "What is the tracking number for my recent order?") -> Decomposition:
     return Decomposition(main_question=main, final_answer=answer,
                          sub_questions=[SubQuestion(id=i, question=q, answer=a, depends_on=d) for i, q, a, d in subs])
@@ -134,8 +138,10 @@ def test_a_sub_question_the_user_already_answered_is_not_a_hop():
     assert code == "answer_known" and "Alex Rivera" in feedback
     lookups = _trace(("q1", "What is the most recent order of the customer alex.rivera@example.com?", "W7781", []),
                      ("q2", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q1"]),
-                     answer="Your order W7781 has tracking number 1Z999AA10123456784.")
+                     answer="Your order W7781 has tracking number 1Z999AA10123456784.", main=_TOLD)
     assert trace_problem(lookups, seed) is None, "a known value inside a sub-question's text is what it should be"
+    untold = trace_problem(lookups.model_copy(update={"main_question": "What is the tracking number for my recent order?"}), seed)
+    assert untold is not None and untold[0] == "hop_value_unknown", "the agent is asked the main question only: the user must say it there"
     assert known_to_user("Information Needed: the order number") == "", "a row without a known part gives nothing known"
 
 
@@ -147,7 +153,7 @@ def test_an_answer_that_only_names_its_slot_is_a_placeholder():
 
     assert problem("What is the city where John Doe's pharmacy is?", "City Name") == "answer_not_value"
     assert problem("What is the order number?", "Order number 5") is None, "a number is a value"
-    assert problem("Which city, Denver or Austin?", "Denver") is None, "a choice named in the question is a value"
+    assert problem("Which city is the pharmacy in, Denver or Austin?", "Denver") == "hop_value_unknown", "choices the user never gave"
 
 
 def test_a_final_answer_that_states_values_no_sub_question_found_is_made_up():
@@ -218,7 +224,7 @@ def test_a_known_hop_is_dropped_when_enough_hops_remain():
     trace = _trace(("q1", "What is your email?", "alex.rivera@example.com", []),
                    ("q2", "What is the most recent order of alex.rivera@example.com?", "W7781", ["q1"]),
                    ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]),
-                   answer="Your order W7781 has tracking number 1Z999AA10123456784.")  # fmt: skip
+                   answer="Your order W7781 has tracking number 1Z999AA10123456784.", main=_TOLD)  # fmt: skip
     assert trace_problem(trace, seed) is None, "the known hop is repaired away, not fed back"
     fixed = repair(trace, seed)
     assert [(q.id, q.depends_on) for q in fixed.sub_questions] == [("q2", []), ("q3", ["q2"])]
@@ -227,7 +233,7 @@ def test_a_known_hop_is_dropped_when_enough_hops_remain():
     debris = trace.model_copy(update={"final_answer": ", " + trace.final_answer})
     assert repair(debris, seed).final_answer == trace.final_answer, "the comma a constrained decoder left in front is cleaned off"
     unused = _trace(("q1", "What is your email?", "alex.rivera@example.com", []), ("q2", "What is the latest order?", "W7781", []),
-                    ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer)
+                    ("q3", "What is the tracking number of order W7781?", "1Z999AA10123456784", ["q2"]), answer=trace.final_answer, main=_TOLD)
     assert trace_problem(unused, seed) is None and [q.id for q in repair(unused, seed).sub_questions] == ["q2", "q3"], (
         "a known hop nothing needs is dropped"
     )

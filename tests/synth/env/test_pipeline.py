@@ -327,6 +327,7 @@ async def test_a_tool_without_parameters_is_its_golden_row(tmp_path, sandbox):
     (record,) = result.envs
     env = load_env(tmp_path / "out" / record.path)
     assert "rows:get_city_weather" not in script.log  # no other input to write a row for
+    assert "args:q2" not in script.log and "args:q1" in script.log, "a call without parameters is not asked for"
     async with Client(build_env_server(env, sandbox), mode="legacy") as client:
         weather = await client.call_tool("get_city_weather", {})
     assert "18°C" in weather.content[0].text

@@ -10,6 +10,10 @@ messages and both shown to the judge and applied to its verdict (`_judge`):
   agent computed (a sum, a conversion) counts too: the judge is strict rather than credulous;
 - `ignored_errors`: a step whose result was an error, after which no call succeeded and the
   final answer does not say that something failed;
+- `invented_arguments`: a step whose arguments hold an id, a code or a long number (three digits
+  or more, or letters mixed with digits; a well-formed date is a conversion, not an invention)
+  that no user or system message and no earlier tool result contains: the teacher as agent called
+  `get_flight_details(flight_id='F12345')` with an id no search had returned, and its judge kept it;
 - `unreported_refusals`: a step whose result reports that what was asked cannot be had (a status
   `sold_out`, `rejected`, `unavailable`, ...; `available: false`, `is_open: false`, ...) while the
   final answer says nothing negative at all: the teacher judge rated "Good news, the 19:00 showing
@@ -31,6 +35,10 @@ __all__ = ["Grounding", "final_answer_text", "grounding"]
 
 _VALUE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.,:/\-][A-Za-z0-9]*\d[A-Za-z0-9]*)*")
 _ISO_T = re.compile(r"(\d)T(\d)")
+_ID_LIKE = re.compile(r"\d{3,}|[A-Za-z]\d|\d[A-Za-z]")
+"""An id, a code or a long number: three digits in a row, or a letter beside a digit ("F12345", "12345678")."""
+_ISO_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)?|\d{1,2}:\d{2}|\d{1,2}/\d{1,2}/\d{4}|\d{4}/\d{1,2}/\d{1,2}")
+"""A well-formed date, month or time ("2026-04" for 2026 年 4 月, "03/07/2026"): written from the user's words, not invented."""
 _FAILURE_WORDS = re.compile(
     r"\b(error|errors|fail|failed|fails|failure|unable|could not|couldn't|cannot|can't|not available|unavailable|sorry|"
     r"did not work|didn't work|not found|try again|retry)\b|无法|失败|错误|抱歉|未能|不能|出错",
@@ -57,6 +65,9 @@ class Grounding(BaseModel):
     repeated_steps: list[int] = Field(default_factory=list, description="1-based tool steps that repeat an earlier call exactly.")
     ungrounded_values: list[str] = Field(default_factory=list, description="Values of the final answer found in no tool result or user message.")
     ignored_errors: list[int] = Field(default_factory=list, description="1-based steps whose error the agent neither recovered from nor reported.")
+    invented_arguments: list[int] = Field(
+        default_factory=list, description="1-based steps whose arguments hold an id or code found in no earlier message or result."
+    )
     unreported_refusals: list[int] = Field(
         default_factory=list, description="1-based steps whose result refused what was asked (sold out, rejected) while the answer says nothing negative."
     )
@@ -67,6 +78,7 @@ class Grounding(BaseModel):
         if self.ungrounded_values:
             out.append(f"the final answer states {', '.join(self.ungrounded_values)}, which no tool result or user message contains")
         out += [f"step {s} returned an error that the assistant neither recovered from nor told the user about" for s in self.ignored_errors]
+        out += [f"step {s} calls with an id or code that neither the user nor an earlier result gave" for s in self.invented_arguments]
         out += [f"step {s}'s result says what was asked cannot be had, and the final answer says nothing negative" for s in self.unreported_refusals]
         return out
 
@@ -126,7 +138,40 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
     refused = [] if _NEGATIVE_WORDS.search(answer) else [
         step for step, call in enumerate(calls, 1) if not failed(call) and _refuses(replies[call.get("id")].get("content"))
     ]  # fmt: skip
-    return Grounding(repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, unreported_refusals=refused)
+    return Grounding(
+        repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, invented_arguments=_invented(messages), unreported_refusals=refused
+    )
+
+
+def _invented(messages: list[dict[str, Any]]) -> list[int]:
+    """The 1-based tool steps whose string arguments hold an id-like value (`_ID_LIKE`) that no user or system
+    message and no tool result before the step contains."""
+    known: list[str] = []
+    steps: list[int] = []
+    step = 0
+    for m in messages:
+        if m.get("role") in ("user", "system", "tool"):
+            known.append(str(m.get("content") or ""))
+        for call in (m.get("tool_calls") or []) if m.get("role") == "assistant" else []:
+            step += 1
+            evidence = "\n".join(known)
+            try:
+                arguments = json.loads(_arguments(call))
+            except ValueError:
+                continue
+            if any(_ID_LIKE.search(v) and not _ISO_DATE.fullmatch(v.strip()) and not answer_in_output(v, evidence) for v in _strings(arguments)):
+                steps.append(step)
+    return steps
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _refuses(content: Any) -> bool:

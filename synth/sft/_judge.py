@@ -20,9 +20,10 @@ conversation shows about itself (`_grounding`: repeated calls, values in the ans
 returned, errors ignored, refusals unreported) is put in the prompt and applied to the verdict: a
 repeated call zeroes that step's planning and conciseness, an ungrounded value zeroes
 final_answer, an ignored error or unreported refusal zeroes that step's response understanding and
-caps final_answer at "partly". Per-step dimensions are averaged over steps; the score is the mean
-of the seven, halved when the conversation proves the answer wrong (a value no tool returned, an
-error ignored, a refusal unreported): on twins that differ in one sentence the judge's other six
+caps final_answer at "partly", an invented id zeroes that step's call planning. Per-step dimensions
+are averaged over steps; the score is the mean of the seven, halved when the conversation proves the
+answer wrong (a value no tool returned, an error ignored, a refusal unreported, a call with an id
+nobody gave): on twins that differ in one sentence the judge's other six
 verdicts drift as far as the one that saw the flaw (5 of 8 such calibration pairs misranked with
 final_answer zeroed alone), and such a trajectory is not training data whatever they say. On the
 calibration set these findings fire on 10 planted twins (every hallucinated value and ignored
@@ -105,6 +106,9 @@ def _apply(found: Grounding, scalar: dict[str, float], per_step: dict[str, list[
     for step in found.ignored_errors:
         if "tool_response_understanding" in per_step:
             per_step["tool_response_understanding"][step - 1] = 0.0
+    for step in found.invented_arguments:
+        if "tool_call_planning" in per_step:
+            per_step["tool_call_planning"][step - 1] = 0.0
     for step in found.unreported_refusals:
         if "tool_response_understanding" in per_step:
             per_step["tool_response_understanding"][step - 1] = 0.0
@@ -244,6 +248,6 @@ async def judge_trajectory(
         return JudgeVerdict(
             judged=False, dimensions=dims, missing=missing or [], reason=reason, findings=shown, failure=failure, failure_code=code
         )  # fmt: skip
-    proven = bool(found.ungrounded_values or found.ignored_errors or found.unreported_refusals)
+    proven = bool(found.ungrounded_values or found.ignored_errors or found.unreported_refusals or found.invented_arguments)
     score = sum(dims.values()) / len(DIMENSIONS) * (_PROVEN_FLAW_FACTOR if proven else 1.0)
     return JudgeVerdict(judged=True, dimensions=dims, score=score, reason=reason, findings=shown)

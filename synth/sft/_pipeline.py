@@ -382,7 +382,9 @@ class SftPipeline:
                     stage.reject(traj_id, "no_tool_calls", (t.final_answer or "")[:300])
                 elif t.stop_reason != "final_answer":
                     stage.reject(traj_id, "no_final_answer", f"stopped by {t.stop_reason} after {len(t.tool_calls)} calls")
-                elif found := final_answer_problem(t.final_answer, [tool.name for tool in servers_by_id[task.server_id].tools]):
+                elif found := final_answer_problem(
+                    t.final_answer, [tool.name for tool in servers_by_id[task.server_id].tools], finish_reason=t.steps[-1].finish_reason
+                ):
                     stage.reject(traj_id, *found)
                 else:
                     stage.accept(record)

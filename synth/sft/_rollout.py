@@ -152,7 +152,7 @@ _NARRATES = re.compile(
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
 
 
-def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple[str, str] | None:
+def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finish_reason: str | None = None) -> tuple[str, str] | None:
     """(reason code, detail) when the last message is no answer to the user, else None.
 
     The teacher as agent ended 10 of its first 23 accepted rollouts with a tool call written as text the
@@ -162,9 +162,12 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str]) -> tuple
     tells the user which function to call, with what JSON, answers nothing either: the judge
     scored one 1.00 on a real environment. Nor does one that narrates the agent's own call ("This
     response is the result of calling the `get_transactions` function ..."): 2 of the 12 rows a
-    session-11 teacher run exported did.
+    session-11 teacher run exported did. Nor does one the token budget cut off (`finish_reason`
+    "length"): a session-13 teacher run exported an answer that stopped mid-sentence.
     """
     text = (answer or "").strip()
+    if finish_reason == "length":
+        return "answer_cut_off", f"the last assistant message ran out of tokens: ...{text[-160:]!r}"
     if len(re.findall(r"[^\W\d_]", _MARKUP.sub("", text))) < 2:  # nothing, or only "<json>", "```"
         return "empty_final_answer", f"the last assistant message says nothing: {text[:80]!r}"
     called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\s*\(", text)]

@@ -78,3 +78,24 @@ async def test_findings_are_shown_and_applied():
     assert verdict.score == pytest.approx(6 / 7 * 0.5), "a proven flaw halves the score: the other verdicts cannot lift it over the bar"
     assert "no tool result or user message contains" in model.requests[0].messages[-1].content
     assert verdict.findings
+
+
+def test_a_call_with_an_id_no_one_gave_is_invented():
+    # the teacher as agent called get_flight_details(flight_id='F12345') after a search that returned AA123
+    def call(cid: str, name: str, arguments: dict) -> dict:
+        return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+    messages = [
+        {"role": "user", "content": "Which seats are free on my flight from LAX to JFK on October 15?"},
+        {"role": "assistant", "content": "", "tool_calls": [call("a", "search_flights", {"origin": "LAX", "destination": "JFK", "date": "2026-10-15"})]},
+        {"role": "tool", "tool_call_id": "a", "content": json.dumps({"flights": [{"flight_id": "AA123"}]})},
+        {"role": "assistant", "content": "", "tool_calls": [call("b", "get_seats", {"flight_id": "AA123"}), call("c", "get_seats", {"flight_id": "F12345"})]},
+        {"role": "tool", "tool_call_id": "b", "content": "{}"},
+        {"role": "tool", "tool_call_id": "c", "content": "{}"},
+        {"role": "assistant", "content": "", "tool_calls": [call("d", "get_fare", {"date": "2023-0101", "cabin": "economy"})]},
+        {"role": "tool", "tool_call_id": "d", "content": "{}"},
+        {"role": "assistant", "content": "Seats 14C and 15A are free."},
+    ]
+    found = grounding(messages, set())
+    assert found.invented_arguments == [3, 4], "an id no result returned, and a malformed date; a date written out from words is a conversion"
+    assert any("neither the user nor an earlier result gave" in line for line in found.lines())

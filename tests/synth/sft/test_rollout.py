@@ -82,3 +82,11 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
 def test_a_last_message_that_answers_nobody_is_named(answer: str, code: str | None) -> None:
     found = final_answer_problem(answer, ["search_flights", "book_flight", "get_flight_details"])
     assert (found[0] if found else None) == code
+
+
+def test_an_answer_the_token_budget_cut_off_is_named() -> None:
+    # a session-13 teacher run exported "Your flight departs at 09:05 and the baggage allowance is"
+    answer = "Your flight departs at 09:05 and the baggage allowance is"
+    assert final_answer_problem(answer, [], finish_reason="stop") is None
+    found = final_answer_problem(answer, [], finish_reason="length")
+    assert found is not None and found[0] == "answer_cut_off" and "allowance is" in found[1]

@@ -297,15 +297,46 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
 
     Serialization asks whether a dependency is artificial; a trace without dependencies has none,
     so it holds without asking (asked, the teacher answered "no" for 3 of 3 parallel traces).
-    Coherence is asked of each sub-question (`prompts.hop_needed`), and the least needed one is its score.
+    Coherence and atomicity are asked of each sub-question (`prompts.hop_needed`, `prompts.hop_atomic`),
+    and the worst one is the score. A flaw the trace itself proves (`proven_flaw`) scores "no" unasked.
     """
     if name == "serialization" and not any(q.depends_on for q in sample.sub_questions):
         return Judgement(score=VERDICTS["yes"], reason="no sub-question depends on another", verdict="yes")
-    if name == "coherence":
-        hops = [await _verdict(model, prompts.hop_needed(sample, q, model), config, f"{name} {q.id}") for q in sample.sub_questions]
+    if proof := proven_flaw(sample, name):
+        return Judgement(score=VERDICTS["no"], reason=proof, verdict="no")
+    if name in _PER_HOP:
+        hops = [await _verdict(model, _PER_HOP[name](sample, q, model), config, f"{name} {q.id}") for q in sample.sub_questions]
         failed = [h for h in hops if isinstance(h, Failure)]
         return failed[0] if failed else min(hops, key=lambda h: h.score)  # type: ignore[union-attr]
     return await _verdict(model, prompts.check(sample, name, model), config, name)
+
+
+_PER_HOP = {"coherence": prompts.hop_needed, "atomicity": prompts.hop_atomic}
+"""Checks asked of each sub-question, scored by the least: asked of the whole trace, the teacher missed the one bad hop."""
+
+
+def proven_flaw(sample: Sample, name: CheckName) -> str | None:
+    """Why the trace itself proves `name` fails, read without a model (None when it does not).
+
+    Dependency: a sub-question declares one whose answer its text does not carry, or carries an
+    earlier answer (one the user did not give) without declaring it. Completeness: the final answer
+    leaves out a leaf's answer. In the pipeline the repairs and trace rules have already removed
+    both; a judge shown such a trace from elsewhere (the calibration set) ranked 2 of 4 planted wrong
+    dependencies and 1 of 4 answers that describe instead of state above their good twins.
+    """
+    subs = sample.sub_questions
+    answers = {q.id: q.answer for q in subs}
+    if name == "dependency":
+        for i, q in enumerate(subs):
+            unused = [d for d in q.depends_on if d in answers and not answer_in_output(answers[d], q.question)]
+            hidden = [e.id for e in subs[:i] if e.id not in q.depends_on and _carries(e.answer, q.question, sample.question)]
+            if unused or hidden:
+                return f"{q.id} declares {unused} without using their answers" if unused else f"{q.id} uses the answers of {hidden} without declaring them"
+    if name == "completeness":
+        used = {d for q in subs for d in q.depends_on}
+        if missing := [q.id for q in subs if q.id not in used and left_out(q.answer, sample.answer)]:
+            return f"the final answer does not state the answers of {missing}"
+    return None
 
 
 async def _verdict(model: Any, messages: list[Any], config: SynthConfig, label: str) -> Judgement | Failure:

@@ -53,7 +53,7 @@ def seeing_judge(messages, tools, settings):
     """Scores by whether the item carries the planted marker, in each judge's own reply format."""
     prompt = next(m.content for m in messages if m.role == "user")
     bad = "Planted" in prompt
-    if "Judge this criterion only" in prompt or "Judge lookup" in prompt:
+    if "Judge this criterion only" in prompt or "Judge lookup" in prompt or "Judge whether lookup" in prompt:
         return json.dumps({"reason": "checked", "verdict": "no" if bad else "yes"})
     if "A user sends this request" in prompt:
         s = "no" if bad else "yes"

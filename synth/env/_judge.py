@@ -16,7 +16,17 @@ from mcp_servers import answer_in_output, dependency_depths, dependency_levels, 
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICTS, ReplyCheck, VerdictReader, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._demos import demonstration
-from synth.env._meaning import cjk_chars, clean_answer, composition_problem, known_answer_problem, known_answers, known_to_user, language_problem, left_out
+from synth.env._meaning import (
+    cjk_chars,
+    clean_answer,
+    composition_problem,
+    known_answer_problem,
+    known_answers,
+    known_to_user,
+    language_problem,
+    left_out,
+    two_facts,
+)
 from synth.env.config import SynthConfig
 from synth.env.records import (
     CheckName,
@@ -297,8 +307,8 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
 
     Serialization asks whether a dependency is artificial; a trace without dependencies has none,
     so it holds without asking (asked, the teacher answered "no" for 3 of 3 parallel traces).
-    Coherence and atomicity are asked of each sub-question (`prompts.hop_needed`, `prompts.hop_atomic`),
-    and the worst one is the score. A flaw the trace itself proves (`proven_flaw`) scores "no" unasked.
+    Coherence is asked of each sub-question (`prompts.hop_needed`), and the least needed one is its
+    score. A flaw the trace itself proves (`proven_flaw`) scores "no" unasked.
     """
     if name == "serialization" and not any(q.depends_on for q in sample.sub_questions):
         return Judgement(score=VERDICTS["yes"], reason="no sub-question depends on another", verdict="yes")
@@ -311,8 +321,10 @@ async def judge_check(model: Any, sample: Sample, name: CheckName, config: Synth
     return await _verdict(model, prompts.check(sample, name, model), config, name)
 
 
-_PER_HOP = {"coherence": prompts.hop_needed, "atomicity": prompts.hop_atomic}
-"""Checks asked of each sub-question, scored by the least: asked of the whole trace, the teacher missed the one bad hop."""
+_PER_HOP = {"coherence": prompts.hop_needed}
+"""Checks asked of each sub-question, scored by the least: asked of the whole trace, the teacher missed the one bad hop.
+Atomicity asked so (`hop_atomic` was tried) ranked 1 of 4 planted pairs: the teacher wrote "Yes" or "No" as its reason
+and scored the hops of a trace alike; a hop that asks for two things is found by `two_facts` instead."""
 
 
 def proven_flaw(sample: Sample, name: CheckName) -> str | None:
@@ -320,9 +332,11 @@ def proven_flaw(sample: Sample, name: CheckName) -> str | None:
 
     Dependency: a sub-question declares one whose answer its text does not carry, or carries an
     earlier answer (one the user did not give) without declaring it. Completeness: the final answer
-    leaves out a leaf's answer. In the pipeline the repairs and trace rules have already removed
-    both; a judge shown such a trace from elsewhere (the calibration set) ranked 2 of 4 planted wrong
-    dependencies and 1 of 4 answers that describe instead of state above their good twins.
+    leaves out a leaf's answer. Atomicity: a sub-question joins two asks and answers two values
+    (`two_facts`). In the pipeline the repairs and trace rules have already removed all three; the
+    teacher shown such a trace from elsewhere (the calibration set) ranked 2 of 4 planted wrong
+    dependencies, 3 of 4 answers that describe instead of state and 1 of 4 two-fact hops above
+    their good twins.
     """
     subs = sample.sub_questions
     answers = {q.id: q.answer for q in subs}
@@ -332,6 +346,10 @@ def proven_flaw(sample: Sample, name: CheckName) -> str | None:
             hidden = [e.id for e in subs[:i] if e.id not in q.depends_on and _carries(e.answer, q.question, sample.question)]
             if unused or hidden:
                 return f"{q.id} declares {unused} without using their answers" if unused else f"{q.id} uses the answers of {hidden} without declaring them"
+    if name == "atomicity":
+        for q in subs:
+            if parts := two_facts(q.question, q.answer):
+                return f"{q.id} asks for two things at once and answers {parts}"
     if name == "completeness":
         used = {d for q in subs for d in q.depends_on}
         if missing := [q.id for q in subs if q.id not in used and left_out(q.answer, sample.answer)]:

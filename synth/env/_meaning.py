@@ -15,6 +15,8 @@ ask whether its task means something, each with a stable code:
 - `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
   (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, or only the slot its question
   names: "City Name" for "What is the city ...?") instead of stating a value;
+- `hop_not_atomic`: a sub-question joins two asks ("the departure time and platform", "对手是哪支球队，几点
+  开始") and its answer lists two values ("07:28, platform 14"): two lookups written as one;
 - `repeated_answer`: two sub-questions about different facts have the same answer;
 - `answer_adds_value` (decomposition only): the final answer states a number (a count, price,
   date, time) or a code in capitals (a station id "KDTW") that neither a sub-answer nor the main
@@ -71,7 +73,7 @@ __all__ = [
 ]
 
 MEANING_CODES = (
-    "main_not_question", "main_question_malformed", "answer_malformed", "answer_not_composed", "answer_not_value", "repeated_answer",
+    "main_not_question", "main_question_malformed", "answer_malformed", "answer_not_composed", "answer_not_value", "hop_not_atomic", "repeated_answer",
     "answer_adds_value", "answer_given", "hop_value_unknown", "duplicate_tool",
 )  # fmt: skip
 """Every code a meaning check can report."""
@@ -109,6 +111,8 @@ _DEBRIS = re.compile(r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\
 _LIST_DEBRIS = re.compile(r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]""")
 """The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"."""
 _MAIN_MAX_WORDS = 60
+_LIST_SEPARATOR = re.compile(r"\s*[;；、，]\s*|,\s+")
+_JOINED_ASKS = re.compile(r"\b(and|as well as|plus)\b|和|及|与|，|、", re.IGNORECASE)
 _YES_NO = frozenset({"yes", "no", "true", "false", "是", "否", "不是", "有", "没有"})
 
 SubRow = tuple[str, str, str, Sequence[str]]
@@ -175,6 +179,8 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     for sid, question, answer, _ in subs:
         if not _is_value(answer, question):
             findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence or a placeholder, not a value"))
+        elif parts := two_facts(question, answer):
+            findings.append(MeaningFinding(code="hop_not_atomic", message=f"{sid} asks for two things at once and answers {parts}"))
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
     elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer):
@@ -193,6 +199,14 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
             )
         seen.setdefault(key, sid)
     return findings
+
+
+def two_facts(question: str, answer: str) -> list[str]:
+    """The values of `answer` when `question` joins two asks ("the departure time and platform") and the answer
+    lists a value for each ("07:28, platform 14"); [] otherwise. Either alone is common in one fact: an
+    address has commas, and "the train from Hamburg and its number" asks for one value."""
+    parts = [p.strip() for p in _LIST_SEPARATOR.split(answer) if p.strip()]
+    return parts if len(parts) >= 2 and _JOINED_ASKS.search(question) else []
 
 
 def _malformed(main_question: str) -> str | None:
@@ -311,6 +325,7 @@ _FEEDBACK = {
     "repeated_answer": "different facts have different values",
     "answer_adds_value": "final_answer states only the values the sub-questions found (and those the main question gives)",
     "answer_given": "a sub-question asks only for what a tool must look up; a value the main question states goes into the text of the sub-questions that need it",
+    "hop_not_atomic": "each sub-question asks for one fact with one value; split a sub-question that asks for two",
     "answer_malformed": "final_answer is one sentence stating the values, not a list of quoted values",
     "hop_value_unknown": "a sub-question is looked up with a value the user gave (write it into main_question) or one an earlier sub-question finds (write {q1} where it goes)",
 }

@@ -185,23 +185,6 @@ def hop_needed(sample: Sample, sub: SubQuestion, model: ChatModel) -> list[ChatM
     )
 
 
-def hop_atomic(sample: Sample, sub: SubQuestion, model: ChatModel) -> list[ChatMessage]:
-    """The atomicity check asked of one sub-question: does it ask for one fact, answered by one value?
-
-    Asked of the whole trace at once, the teacher ranked a trace with "the departure time and
-    platform of train EC 381" above its twin that asked for each apart in 1 of 4 pairs.
-    """
-    return _messages(
-        f"A user asks an assistant: {sample.question}\nThe assistant answers: {sample.answer}\n"
-        f"One lookup it makes for that answer: {sub.question} -> {sub.answer}\n\n"
-        f"Judge whether lookup {sub.id} asks for one fact, answered by one value. A lookup that asks for two things (the "
-        "time and the platform, the phone number and the opening hours) or whose answer lists two values is not one fact; "
-        "one value may have several words (an address, a name with a title, a price with its unit).\n"
-        f"reason: one sentence naming what the lookup asks for. Then verdict: {VERDICT_WORDS}."
-        + CHECK_EXAMPLE.format_section(model, "replace the values")
-    )
-
-
 def _context(sample: Sample, sub: SubQuestion) -> str:
     deps = [f"{d} -> {q.answer}" for d in sub.depends_on for q in sample.sub_questions if q.id == d]
     return (

@@ -53,7 +53,7 @@ def seeing_judge(messages, tools, settings):
     """Scores by whether the item carries the planted marker, in each judge's own reply format."""
     prompt = next(m.content for m in messages if m.role == "user")
     bad = "Planted" in prompt
-    if "Judge this criterion only" in prompt or "Judge lookup" in prompt or "Judge whether lookup" in prompt:
+    if "Judge this criterion only" in prompt or "Judge lookup" in prompt:
         return json.dumps({"reason": "checked", "verdict": "no" if bad else "yes"})
     if "A user sends this request" in prompt:
         s = "no" if bad else "yes"
@@ -91,7 +91,7 @@ async def test_a_judge_that_scores_alike_or_fails_ranks_nothing(tmp_path):
         "the trace rules reject three planted twins before any judge is asked; a wrong dependency needs the judge"
     )
     (broken,) = await calibrate(FunctionModel(lambda *_: "no idea"), root, judges=["atomicity"])
-    assert broken.accuracy == 0.0 and broken.unscored == 2 and broken.good_mean == 0.0
+    assert broken.accuracy == 0.0 and broken.unscored == 1 and broken.good_mean == 0.0, "the good twin fails closed; the rule scores the planted one"
 
 
 @pytest.mark.anyio

@@ -95,8 +95,6 @@ class Script:
             return "check", re.search(r"Judge this criterion only.\n(\w+)", first).group(1).lower()
         if "Judge lookup" in first:
             return "check", "coherence"
-        if "asks for one fact, answered by one value" in first:
-            return "check", "atomicity"
         if "Design one reusable API tool" in first:
             return "doc", re.search(r"Sub-question \((\w+)\)", first).group(1)
         if "Write the arguments of the call to" in first:

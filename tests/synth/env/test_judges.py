@@ -146,8 +146,8 @@ async def test_the_judge_model_serves_the_judging_stages_only(tmp_path, sandbox)
     assert {entry.split(":")[0] for entry in judge_script.log} == {"necessity", "check"}
     assert not {"necessity", "check"} & {entry.split(":")[0] for entry in generator.log}
     tokens = result.stats.tokens_by_stage_last_run
-    # three checks asked of the trace, and coherence and atomicity asked of each of its two sub-questions
-    assert set(tokens) == {"decompose", "necessity", "checks", "tools", "merge"} and tokens["checks"].requests == 3 + 2 * 2
+    # four checks asked of the trace, and coherence asked of each of its two sub-questions
+    assert set(tokens) == {"decompose", "necessity", "checks", "tools", "merge"} and tokens["checks"].requests == 4 + 2
     assert result.stats.max_prompt_tokens == max(t.max_prompt_tokens for t in tokens.values()) > 0
     # decompose, then per tool: document, golden arguments, scaling, other inputs, their rows; then the merge grouping
     assert result.stats.llm_last_run.calls == len(judge.requests) + 1 + 2 * 5 + 1

@@ -12,7 +12,7 @@ from synth.env._meaning import composition_problem, duplicate_tool_groups, known
 from synth.env.records import Decomposition, Seed, SubQuestion
 
 CODE = '''
-TRAINS = {"G102": "Train G102 departs from Platform 7 at the north end of the hall", "D318": "Platform 2"}
+TRAINS = {"G102": "Train G102 departs from Platform 7, north end of the hall", "D318": "Platform 2"}
 DEPARTS = {"Shanghai Hongqiao": "G102", "Hangzhou East": "D318"}
 
 
@@ -59,8 +59,11 @@ CASES = {
     "main_not_question": {"task": {"question": "Next train from Shanghai Hongqiao and its platform."}},
     "main_question_malformed": {"task": {"question": "Which platform does the next train from Shanghai Hongqiao leave from? [truncated]` Error - Incorrect response forma"}},
     "answer_malformed": {"task": {"answer": "G102', 'Platform 7"}},
-    "answer_not_value": {"task": {"answer": "G102: Train G102 departs from Platform 7 at the north end of the hall"},
-                         "subtasks": [{}, {"answer": "Train G102 departs from Platform 7 at the north end of the hall"}]},
+    "hop_not_atomic": {"subtasks": [{}, {"question": "Which platform and which end of the hall does train G102 leave from?",
+                                         "answer": "Platform 7, north end of the hall"}],
+                       "task": {"answer": "Train G102 leaves from Platform 7, north end of the hall."}},
+    "answer_not_value": {"task": {"answer": "G102: Train G102 departs from Platform 7, north end of the hall"},
+                         "subtasks": [{}, {"answer": "Train G102 departs from Platform 7, north end of the hall"}]},
     "duplicate_tool": {"extra_tools": [{"name": "get_train_platform_2", "description": "Gate of a train.", "input_schema": SCHEMA}]},
 }
 

@@ -56,8 +56,8 @@ async def test_clean_multi_hop_end_to_end_served_over_mcp(tmp_path, sandbox, aud
     assert "18°C" in weather.content[0].text
     stats = json.loads((tmp_path / "out" / "stats.json").read_text())
     assert stats["outputs"] == 1 and stats["funnel"][-1] == {"stage": "assemble", "seen": 1, "accepted": 1, "rejected": 0, "reasons": {}}
-    # decompose, necessity, three checks, and coherence and atomicity per sub-question, five calls per tool, the merge grouping
-    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + (3 + 2 * 2) + 2 * 5 + 1
+    # decompose, necessity, four checks and coherence per sub-question, five calls per tool, the merge grouping
+    assert stats["llm_last_run"]["calls"] == len(model.requests) == 1 + 1 + (4 + 2) + 2 * 5 + 1
     assert "609 benchmark questions" in stats["extra"]["leak_audit"]
 
 
@@ -432,22 +432,20 @@ async def test_coherence_is_asked_of_each_sub_question_and_the_least_needed_one_
 
 
 @pytest.mark.anyio
-async def test_atomicity_is_asked_of_each_sub_question_and_a_flaw_the_trace_proves_is_not_asked():
+async def test_a_flaw_the_trace_proves_scores_no_unasked():
     from synth.env._judge import judge_check
 
     sample = _two_parallel_facts()
-    one = '{"reason": "one fact", "verdict": "yes"}'
-    two = '{"reason": "the balance and the currency are two things", "verdict": "partly"}'
-    model = FunctionModel(lambda messages, tools, settings: two if "lookup q1 asks for one fact" in messages[-1].content else one)
-    judged = await judge_check(model, sample, "atomicity", SynthConfig())
-    assert (judged.verdict, judged.score) == ("partly", 0.4) and len(model.requests) == 2
+    unasked = FunctionModel.from_replies()
     hidden = sample.sub_questions[1].model_copy(update={"question": "What is the status of the account holding 1000 EUR?"})
     chained = sample.model_copy(update={"sub_questions": [sample.sub_questions[0], hidden]})
-    unasked = FunctionModel.from_replies()
     judged = await judge_check(unasked, chained, "dependency", SynthConfig())
     assert (judged.verdict, judged.score) == ("no", 0.0) and "q2 uses the answers of ['q1'] without declaring them" in judged.reason
     judged = await judge_check(unasked, sample.model_copy(update={"answer": "Your account is fine."}), "completeness", SynthConfig())
-    assert judged.score == 0.0 and "['q1', 'q2']" in judged.reason and unasked.requests == []
+    assert judged.score == 0.0 and "['q1', 'q2']" in judged.reason
+    both = sample.sub_questions[0].model_copy(update={"question": "What are the balance and the overdraft limit?", "answer": "1000 EUR, 500 EUR"})
+    judged = await judge_check(unasked, sample.model_copy(update={"sub_questions": [both, sample.sub_questions[1]]}), "atomicity", SynthConfig())
+    assert judged.score == 0.0 and "['1000 EUR', '500 EUR']" in judged.reason and unasked.requests == []
 
 
 def test_the_worked_examples_keep_every_decomposition_rule():

@@ -21,7 +21,7 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
 """
 
 from synth.core.cache import LLMCache, cache_key
-from synth.core.checks import COPIED_EXAMPLE, CheckOutcome, PromptExample, ReplyCheck
+from synth.core.checks import COPIED_EXAMPLE, CheckOutcome, PromptExample, ReplyCheck, string_leaves
 from synth.core.llm import LLMCounts, MeteredModel
 from synth.core.plots import pyplot, save_figure
 from synth.core.runner import map_ordered, progress_bar
@@ -63,5 +63,6 @@ __all__ = [
     "rejections_store",
     "save_figure",
     "stage_counts",
+    "string_leaves",
     "verdict_schema",
 ]

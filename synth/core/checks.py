@@ -42,13 +42,14 @@ def _norm(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def _strings(value: Any) -> list[str]:
+def string_leaves(value: Any) -> list[str]:
+    """Every string inside a JSON-like value (mapping values and list items, depth first)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _strings(v)]
+        return [s for v in value.values() for s in string_leaves(v)]
     if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
+        return [s for v in value for s in string_leaves(v)]
     return []
 
 
@@ -86,7 +87,7 @@ class PromptExample:
     ) -> None:
         self.value = dict(value)
         if markers is None:
-            markers = [t for t in _strings(self.value) if t.startswith("<") and t.endswith(">")]
+            markers = [t for t in string_leaves(self.value) if t.startswith("<") and t.endswith(">")]
         self.markers = tuple(dict.fromkeys(m for m in (_norm(x) for x in markers) if m))
         self.feedback = feedback
 
@@ -114,7 +115,7 @@ class PromptExample:
         data = reply.model_dump(mode="json") if isinstance(reply, BaseModel) else reply
         if _same(data, self.value):
             return True
-        return any(marker in _norm(s) for s in _strings(data) for marker in self.markers)
+        return any(marker in _norm(s) for s in string_leaves(data) for marker in self.markers)
 
 
 class ReplyCheck(Generic[T]):

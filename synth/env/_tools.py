@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_sdk import ChatMessage, format_validation_error
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
-from synth.core import ReplyCheck, ask_structured
+from synth.core import ReplyCheck, ask_structured, string_leaves
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
 from synth.env._import_search import call_values
@@ -78,16 +78,6 @@ def grounded_values(sample: Sample, sub: SubQuestion) -> list[str]:
     return call_values(sample.question, answers, sub.question)[:_MAX_VALUES]
 
 
-def _string_leaves(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _string_leaves(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _string_leaves(v)]
-    return []
-
-
 def doc_problem(doc: ToolDoc, answer: str) -> str | None:
     """Why a tool document is unusable (None when fine)."""
     try:
@@ -110,7 +100,7 @@ def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]
     properties = doc.parameters.get("properties") or {}
     given: dict[str, str] = {}
     for name, argument in arguments.items():
-        for value in _string_leaves(argument):
+        for value in string_leaves(argument):
             key = normalize_answer(value)
             if key and key in given:
                 # `origin="Boston", venue="Boston"`: a value given twice looks up nothing more than once
@@ -118,7 +108,7 @@ def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]
             given[key] = name
     for name, argument in arguments.items():
         spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
-        for value in _string_leaves(argument):
+        for value in string_leaves(argument):
             if normalize_answer(value) and normalize_answer(value) not in grounded and value not in (spec.get("enum") or []):
                 return (
                     f"golden argument {name}={value!r} is not a value the main question names or an earlier answer; "

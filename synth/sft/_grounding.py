@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from mcp_servers import answer_in_output
+from synth.core import string_leaves
 
 __all__ = ["Grounding", "final_answer_text", "grounding"]
 
@@ -159,19 +160,9 @@ def _invented(messages: list[dict[str, Any]]) -> list[int]:
                 arguments = json.loads(_arguments(call))
             except ValueError:
                 continue
-            if any(_ID_LIKE.search(v) and not _ISO_DATE.fullmatch(v.strip()) and not answer_in_output(v, evidence) for v in _strings(arguments)):
+            if any(_ID_LIKE.search(v) and not _ISO_DATE.fullmatch(v.strip()) and not answer_in_output(v, evidence) for v in string_leaves(arguments)):
                 steps.append(step)
     return steps
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _refuses(content: Any) -> bool:

@@ -13,7 +13,7 @@ EXPECTED = {
         "COPIED_EXAMPLE", "CheckOutcome", "JsonlStore", "LLMCache", "LLMCounts", "MeteredModel", "PipelineStats",
         "PromptExample", "ReasonCode", "Rejection", "ReplyCheck", "Stage", "StageCounts", "StageMeter", "StageTokens",
         "StructuredResult", "ask_structured", "cache_key", "enforces_schema", "extract_json", "map_ordered", "progress_bar", "pyplot", "record_id", "save_figure",
-        "rejections_store", "stage_counts", "VERDICTS", "VERDICT_TOP_LOGPROBS", "VERDICT_WORDS", "YES_NO", "VerdictReader", "verdict_schema",
+        "rejections_store", "stage_counts", "string_leaves", "VERDICTS", "VERDICT_TOP_LOGPROBS", "VERDICT_WORDS", "YES_NO", "VerdictReader", "verdict_schema",
     },
     synth.env: {
         "Defect", "EnvRecord", "Failure", "ImportRecord", "Judgement", "STAGES", "Sample", "Seed", "SubQuestion",

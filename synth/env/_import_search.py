@@ -34,6 +34,14 @@ from synth.exceptions import CodeProblem
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|(?<!\w)\'([^\'\n]+)\'(?!\w)|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.ASCII)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\b\d{1,2}:\d{2}\b")
+_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_WRITTEN_DATE = re.compile(rf"\b{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b|\b\d{{1,2}} {_MONTHS} \d{{4}}\b|\d{{4}}年\d{{1,2}}月\d{{1,2}}日")
+"""A date written out ("October 18, 2024", "18 Oct 2024", 2024年10月18日): one value, not a month, a day and a year."""
+_ID_NAME = re.compile(r"(?:^|_)(?:id|code|number|no|num|ref|reference|sku)$")
+_DATE_NAME = re.compile(r"(?:^|_)(?:date|day)$")
+_MEASURE = re.compile(r"\d+(?:\.\d+)?[- ]?(?:inch|inches|in|cm|mm|m|km|kg|g|lbs?|oz|ml|l|ft|gb|tb|mb|%)", re.IGNORECASE)
+_CODE_WORD = re.compile(r"[A-Z][A-Z0-9-]{2,}")
+_SLOT_WORDS = frozenset({"id", "name", "code", "number", "no", "date", "time", "type", "status", "value"})
 _ID = re.compile(r"[A-Za-z0-9][\w\-/.#]*[A-Za-z0-9]|\d", re.ASCII)
 _NAME = re.compile(r"[A-Z][\w\-&.]*(?:['’]s)?(?:\s+[A-Z][\w\-&.]*(?:['’]s)?)*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -74,7 +82,7 @@ def key_values(text: str) -> list[str]:
     """The values a text names, the most specific first: quoted spans, e-mail addresses, dates, ids, names,
     numbers and Chinese spans; never its plain words ("basketball game", "saved")."""
     quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
-    dates = _DATE.findall(text)
+    dates = _DATE.findall(text) + _WRITTEN_DATE.findall(text)
     ids = [t for t in _ID.findall(text) if any(c.isdigit() for c in t)]
     names: list[str] = []
     for run in _NAME.findall(text):
@@ -103,7 +111,29 @@ def call_values(main_question: str, answers: Sequence[str], question: str) -> li
     answers = [a.strip() for a in answers]
     named = [v for v in whole_values(key_values(main_question)) if answer_in_output(v, question)] + shared_cjk_spans(question, main_question)
     values = [*answers, *(v for a in answers for v in whole_values(key_values(a))), *named]
-    return [v for v in dict.fromkeys(values) if normalize_answer(v)]
+    # a slot word ("ID" of "the internal player ID of ...") names what is asked, not a value: it was a golden `id`
+    return [v for v in dict.fromkeys(values) if normalize_answer(v) and v.casefold() not in _SLOT_WORDS]
+
+
+def fits_parameter(name: str, value: str) -> bool:
+    """Whether `value` can fill a parameter called `name`: an id or code takes a code or a number (not a place,
+    a slot word or a measure: `game_id="TD Garden"`, `id="ID"`, `id="30-inch"` were golden calls of a
+    final slice run), a date takes a date (not a year: `date="2024"`); any other parameter takes any value."""
+    value = value.strip()
+    kind = parameter_kind(name)
+    if kind == "id":
+        dated = _DATE.fullmatch(value) or _WRITTEN_DATE.fullmatch(value)
+        numbered = any(c.isdigit() for c in value) and not _MEASURE.fullmatch(value) and not dated
+        return numbered or bool(_CODE_WORD.fullmatch(value))
+    if kind == "date":
+        return bool(_DATE.fullmatch(value) or _WRITTEN_DATE.fullmatch(value))
+    return True
+
+
+def parameter_kind(name: str) -> str | None:
+    """"id" for a parameter named as an id or code (`order_id`, `station_code`), "date" for a date (`game_date`), else None."""
+    key = name.casefold()
+    return "id" if _ID_NAME.search(key) else "date" if _DATE_NAME.search(key) else None
 
 
 def whole_values(values: list[str]) -> list[str]:

@@ -108,8 +108,9 @@ _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _CODE = re.compile(r"\b(?=[A-Z0-9]{3,}\b)[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
 """A code in capitals of three characters or more ("KDTW", "ABC123"); shorter ones ("OK", "ID") are words."""
 _DEBRIS = re.compile(r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\bincorrect response\b", re.IGNORECASE)
-_LIST_DEBRIS = re.compile(r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]""")
-"""The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"."""
+_LIST_DEBRIS = re.compile(r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]|[.;!?]['"]\s+\w""")
+"""The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"
+and "a final score of 159-135.' Kyle Kuzma (points: 26 ...)'"."""
 _MAIN_MAX_WORDS = 60
 _LIST_SEPARATOR = re.compile(r"\s*[;；、，]\s*|,\s+")
 _JOINED_ASKS = re.compile(r"\b(and|as well as|plus)\b|和|及|与|，|、", re.IGNORECASE)

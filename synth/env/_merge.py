@@ -1,8 +1,9 @@
 """Stage 5: merge the tools of sub-questions that share an intent, re-verify, or fall back.
 
 Tools that are one function (`_meaning.duplicate_tool_groups`: names equal but for a numeric
-suffix, or descriptions and schemas embedding at cosine >= 0.9) are merged without asking;
-the model groups the rest by intent. A merge by intent is an improvement, never a requirement:
+suffix, or descriptions and schemas embedding at cosine >= 0.9) are merged without asking for a
+grouping: into one of their own documents when every member's call fits it (`_adopt`), else into a
+document the model writes; the model groups the rest by intent. A merge by intent is an improvement, never a requirement:
 when the grouping request fails, or a merged tool cannot answer every member in the sandbox,
 the sample keeps its unmerged tools and the event is noted. Duplicates that could not be
 merged are left for the meaning checks after verify, which reject them (`duplicate_tool`).
@@ -10,6 +11,7 @@ merged are left for the meaning checks after verify, which reject them (`duplica
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -88,6 +90,32 @@ async def _merge_group(model: Any, sandbox: Any, sample: Sample, ids: list[str],
     )
 
 
+async def _adopt(model: Any, sandbox: Any, sample: Sample, ids: list[str], tools: dict[str, SynthTool], config: SynthConfig) -> SynthTool | None:
+    """One member's own tool serving the whole group, when every member's call already fits it (None when none fits).
+
+    The teacher's merged documents for duplicates made a scaling filter required and broke every
+    member's call (3 of 3 duplicate groups of a session-13 slice run); one of the duplicates is
+    already a document every member can call, with calls that differ.
+    """
+    subs = {q.id: q for q in sample.sub_questions}
+    calls = [tools[i].calls[i] for i in ids]
+    if len({json.dumps(c, sort_keys=True) for c in calls}) < len(ids):
+        return None  # one input with two answers: no table serves both
+    for owner in ids:
+        tool = tools[owner]
+        doc = ToolDoc(name=tool.name, description=tool.description, parameters=tool.input_schema)
+        if any(arguments_problem(doc, tools[i].calls[i], grounded_values(sample, subs[i])) for i in ids):
+            continue
+        members = [Member(sub=subs[i], arguments=tools[i].calls[i]) for i in ids]
+        code = await write_code(model, sandbox, sample, name=doc.name, description=doc.description, schema=doc.parameters, members=members, config=config)
+        if not isinstance(code, Failure):
+            return SynthTool(
+                name=doc.name, function=doc.name, description=doc.description, input_schema=doc.parameters, code=code,
+                calls={i: tools[i].calls[i] for i in ids}, merged=True,
+            )
+    return None
+
+
 async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthConfig, embedder: Any | None = None) -> Sample:
     """Stage 5: merged where a merge verifies, unmerged elsewhere.
 
@@ -116,7 +144,9 @@ async def merge_tools(model: Any, sandbox: Any, sample: Sample, config: SynthCon
             groups += [(g.ids, "") for g in reply.value.groups]
     replaced: dict[str, SynthTool] = {}
     for members, why in groups:
-        merged = await _merge_group(model, sandbox, sample, members, single, config)
+        merged = await _adopt(model, sandbox, sample, members, single, config) if why else None
+        if merged is None:
+            merged = await _merge_group(model, sandbox, sample, members, single, config)
         if isinstance(merged, Failure):
             notes.append(f"merge_fallback {'+'.join(members)}{why}: {merged.reason}: {merged.detail[:300]}")
             continue

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from synth.env._import_search import fits_parameter
+
 __all__ = ["CHECK_SCHEMA", "TOOL_SCHEMA", "arguments_schema", "doc_schema", "decomposition_schema", "groups_schema", "merged_doc_schema", "necessity_schema"]
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 400}
@@ -154,7 +156,8 @@ def arguments_schema(parameters: dict[str, Any], values: list[str] | None = None
             offered = [v for v in own if v in (values or [])]
             properties[name] = {"enum": offered or own}
         elif values:
-            properties[name] = {"enum": list(values)}
+            # an id takes a code or a number, a date a date (`fits_parameter`); with none that fits, the check says why
+            properties[name] = {"enum": [v for v in values if fits_parameter(name, v)] or list(values)}
         else:
             properties[name] = {"type": "string", "minLength": 1, "maxLength": 120}
     required = [r for r in parameters.get("required") or [] if r in properties]

@@ -144,9 +144,12 @@ def render_table_tool(name: str, schema: dict[str, Any], golden: list[tuple[tupl
         table[key] = {field: row.value, **({DETAILS: row.details} if row.details else {})}
     lines = "".join(f"    {key!r}: {value!r},\n" for key, value in table.items())
     props = list((schema.get("properties") or {}).keys())
-    required = key_parameters(schema)
+    keys = key_parameters(schema)
+    # a key the schema leaves optional (`key_parameters`' fallback) keeps its default: a scaled tool without
+    # required parameters was called without it and failed with a TypeError
+    required = [p for p in keys if p in (schema.get("required") or [])]
     params = ", ".join([*required, *(f"{p}=None" for p in props if p not in required)])
-    lookup = "".join(f"str({p}).strip().casefold(), " for p in required).rstrip()
+    lookup = "".join(f"str({p}).strip().casefold(), " for p in keys).rstrip()
     return (
         f"DATA = {{\n{lines}}}\n\n\n"
         f"def {name}({params}):\n"

@@ -21,7 +21,7 @@ from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
 from synth.core import ReplyCheck, ask_structured, string_leaves
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
-from synth.env._import_search import call_values
+from synth.env._import_search import call_values, fits_parameter, parameter_kind
 from synth.env._table import (
     OtherInputs,
     TableRows,
@@ -109,11 +109,16 @@ def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]
     for name, argument in arguments.items():
         spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
         for value in string_leaves(argument):
-            if normalize_answer(value) and normalize_answer(value) not in grounded and value not in (spec.get("enum") or []):
+            if value in (spec.get("enum") or []):
+                continue
+            if normalize_answer(value) and normalize_answer(value) not in grounded:
                 return (
                     f"golden argument {name}={value!r} is not a value the main question names or an earlier answer; "
                     f"use one of {values[:12]}"
                 )
+            if not fits_parameter(name, value):
+                fitting = [v for v in values if fits_parameter(name, v)]
+                return f"golden argument {name}={value!r} is not {_KIND.get(parameter_kind(name) or '', 'a fit')}; use one of {fitting[:12]}"
     return None
 
 
@@ -126,23 +131,33 @@ def _ungrounded(doc: ToolDoc, values: list[str], sub: SubQuestion) -> tuple[str,
     Fed back to the document request rather than rejected at once: told, the teacher can design the
     tool a signed-in user calls without an id ("the last four digits of my saved card").
     """
-    if missing := ungrounded_parameters(doc, values):
+    if not (missing := ungrounded_parameters(doc, values)):
+        return None
+    if not values:
         return _UNGROUNDED, (
             f"{doc.name} requires {missing}, but neither the main question nor an earlier answer gives the agent a value for "
             f"{sub.question!r}; require only parameters the agent has a value for, or none (the tool answers for the signed-in user)"
         )
-    return None
+    wanted = ", ".join(f"{name} ({_KIND.get(parameter_kind(name) or '', 'a value')})" for name in missing)
+    return _UNGROUNDED, (
+        f"{doc.name} requires {wanted}, but no value the agent has ({values[:12]}) is one; name each parameter for what "
+        "its value is (a name, a place, a phrase), or leave it out"
+    )
 
 
 def ungrounded_parameters(doc: ToolDoc, values: list[str]) -> list[str]:
-    """The required string parameters of `doc` that no grounded value can fill (no values, no enum of its own)."""
-    if values:
-        return []
+    """The required string parameters of `doc` (without an enum of their own) that no grounded value fits
+    (`fits_parameter`): all of them when there are no values."""
     properties = doc.parameters.get("properties") or {}
     return [
         name for name in doc.parameters.get("required") or []
         if isinstance(properties.get(name), dict) and properties[name].get("type", "string") == "string" and not properties[name].get("enum")
+        and not any(fits_parameter(name, v) for v in values)
     ]  # fmt: skip
+
+
+_KIND = {"id": "an id or a code", "date": "a date"}
+"""What a parameter of each `parameter_kind` takes, in the feedback."""
 
 
 def compatible(old: ToolDoc, new: ToolDoc) -> str | None:

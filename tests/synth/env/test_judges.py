@@ -15,7 +15,7 @@ from mcp_servers import load_env
 from synth.core import VERDICTS
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
-from synth.env._import_search import shared_cjk_spans
+from synth.env._import_search import call_values, fits_parameter, shared_cjk_spans
 from synth.env._tools import arguments_problem, grounded_values, ungrounded_parameters
 from synth.env.records import Sample, SubQuestion, ToolDoc
 
@@ -237,6 +237,24 @@ def test_golden_arguments_are_values_the_agent_has(tmp_path):
     assert ungrounded_parameters(doc, []) == ["station", "date"] and ungrounded_parameters(doc, values) == []
     twice = arguments_problem(doc, {"station": "Palais Royal", "date": "Palais Royal"}, values)
     assert twice is not None and "both 'Palais Royal'" in twice, "one value fills one parameter"
+
+
+def test_an_id_takes_a_code_and_a_date_takes_a_date():
+    # golden calls of a final slice run: game_id="TD Garden", id="ID", id="30-inch", date="2024"
+    main = "What was the final score of the Wizards game at TD Garden on October 18, 2024, and the internal player ID of Jordan Reyes?"
+    values = call_values(main, [], main)
+    assert "October 18, 2024" in values and "2024" not in values and "ID" not in values, "a written date is one value; a slot word is none"
+    assert [fits_parameter("game_id", v) for v in ("TD Garden", "30-inch", "55891", "KDTW")] == [False, False, True, True]
+    assert [fits_parameter("game_date", v) for v in ("2024", "October 18, 2024", "2024-10-18")] == [False, True, True]
+    assert fits_parameter("venue", "TD Garden")
+    parameters = {"type": "object", "properties": {"game_id": {"type": "string"}, "venue": {"type": "string"}}, "required": ["game_id"]}
+    doc = ToolDoc(name="get_final_score", description="The final score of a game.", parameters=parameters)
+    assert ungrounded_parameters(doc, values) == ["game_id"], "no value the agent has is an id"
+    problem = arguments_problem(doc, {"game_id": "TD Garden"}, values)
+    assert problem is not None and "is not an id or a code" in problem
+    assert _schemas.arguments_schema({"type": "object", "properties": {"game_date": {"type": "string"}}}, values)["properties"]["game_date"] == {
+        "enum": ["October 18, 2024"]
+    }, "the engine offers a date parameter the dates only"
 
 
 def test_a_tool_document_requires_no_more_parameters_than_the_agent_has_values():

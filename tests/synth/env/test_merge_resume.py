@@ -62,6 +62,20 @@ async def test_same_intent_tools_merge_into_one_verified_tool(tmp_path, sandbox)
 
 
 @pytest.mark.anyio
+async def test_duplicates_whose_calls_fit_one_of_them_merge_into_it_without_asking(tmp_path, sandbox):
+    # the teacher's merged documents for duplicates made a filter required and broke every member's call
+    script = merge_script()
+    script.docs = {"q1": doc("get_city_weather", {"city": "string"}, {"city": "Paris"}), "q2": doc("get_city_weather_2", {"city": "string"}, {"city": "Rome"})}
+    script.rows["get_city_weather_2"] = script.rows["weather_now"]
+    result = await run(tmp_path / "out", script, sandbox)
+    (record,) = result.envs
+    assert record.tools == 1 and "merged q1+q2 (duplicates) into get_city_weather" in record.notes
+    assert not any(entry.startswith(("merged:", "groups:")) for entry in script.log), "neither a grouping nor a document is asked for"
+    env = load_env(tmp_path / "out" / record.path)
+    assert [s.golden_call.arguments for s in env.spec.subtasks] == [{"city": "Paris"}, {"city": "Rome"}]
+
+
+@pytest.mark.anyio
 async def test_a_merge_that_breaks_one_member_falls_back(tmp_path, sandbox):
     # q2's golden call takes a value its sub-question does not offer: the merged tool would not answer q2
     script = merge_script({"q1": {"city": "Paris"}, "q2": {"city": "Paris"}})

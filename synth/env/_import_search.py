@@ -109,7 +109,9 @@ def call_values(main_question: str, answers: Sequence[str], question: str) -> li
     environments a session-12 slice run kept) verifies but looks nothing up.
     """
     answers = [a.strip() for a in answers]
-    named = [v for v in whole_values(key_values(main_question)) if answer_in_output(v, question)] + shared_cjk_spans(question, main_question)
+    # Chinese values come from `shared_cjk_spans` alone: a run of `key_values` is a clause (我的公司最近的供应商有哪 was a golden `company_id`)
+    latin = [v for v in whole_values(key_values(main_question)) if not _CJK_RUN.search(v)]
+    named = [v for v in latin if answer_in_output(v, question)] + shared_cjk_spans(question, main_question)
     values = [*answers, *(v for a in answers for v in whole_values(key_values(a))), *named]
     # a slot word ("ID" of "the internal player ID of ...") names what is asked, not a value: it was a golden `id`
     return [v for v in dict.fromkeys(values) if normalize_answer(v) and v.casefold() not in _SLOT_WORDS]

@@ -333,10 +333,9 @@ def proven_flaw(sample: Sample, name: CheckName) -> str | None:
     Dependency: a sub-question declares one whose answer its text does not carry, or carries an
     earlier answer (one the user did not give) without declaring it. Completeness: the final answer
     leaves out a leaf's answer. Atomicity: a sub-question joins two asks and answers two values
-    (`two_facts`). In the pipeline the repairs and trace rules have already removed all three; the
-    teacher shown such a trace from elsewhere (the calibration set) ranked 2 of 4 planted wrong
-    dependencies, 3 of 4 answers that describe instead of state and 1 of 4 two-fact hops above
-    their good twins.
+    (`two_facts`). In the pipeline the repairs and trace rules have already removed all three; shown
+    such traces from elsewhere (the calibration set), the teacher alone put the good twin higher in
+    2 of 4 wrong-dependency pairs, 3 of 4 describe-instead-of-state pairs and 1 of 4 two-fact pairs.
     """
     subs = sample.sub_questions
     answers = {q.id: q.answer for q in subs}

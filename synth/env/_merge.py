@@ -3,9 +3,9 @@
 Tools that are one function (`_meaning.duplicate_tool_groups`: names equal but for a numeric
 suffix, or descriptions and schemas embedding at cosine >= 0.9) are merged without asking for a
 grouping: into one of their own documents when every member's call fits it (`_adopt`), else into a
-document the model writes; the model groups the rest by intent. A merge by intent is an improvement, never a requirement:
-when the grouping request fails, or a merged tool cannot answer every member in the sandbox,
-the sample keeps its unmerged tools and the event is noted. Duplicates that could not be
+document the model writes; the model groups the rest by intent. A merge by intent is an
+improvement, never a requirement: when the grouping request fails, or a merged tool cannot answer
+every member in the sandbox, the sample keeps its unmerged tools and the event is noted. Duplicates that could not be
 merged are left for the meaning checks after verify, which reject them (`duplicate_tool`).
 """
 

@@ -128,12 +128,11 @@ def doc_schema(values: list[str]) -> dict[str, Any]:
     filled each with some value the user said, and told in words that the agent has no value, it
     required an id anyway in 13 of 13 retries.
     """
-    if not values:
-        parameters = {**_PARAMETERS, "properties": {**_PARAMETERS["properties"], "properties": _object({}),
-                                                    "required": {"type": "array", "maxItems": 0}}}  # fmt: skip
+    if values:
+        limits = {"required": {**_PARAMETERS["properties"]["required"], "maxItems": min(len(values), _MAX_REQUIRED)}}
     else:
-        required = {**_PARAMETERS["properties"]["required"], "maxItems": min(len(values), _MAX_REQUIRED)}
-        parameters = {**_PARAMETERS, "properties": {**_PARAMETERS["properties"], "required": required}}
+        limits = {"properties": _object({}), "required": {"type": "array", "maxItems": 0}}
+    parameters = {**_PARAMETERS, "properties": {**_PARAMETERS["properties"], **limits}}
     return _object({"tool": {**TOOL_SCHEMA, "properties": {**TOOL_SCHEMA["properties"], "parameters": parameters}}})
 
 

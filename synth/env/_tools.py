@@ -101,8 +101,9 @@ def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]
     given: dict[str, str] = {}
     for name, argument in arguments.items():
         for value in string_leaves(argument):
-            key = normalize_answer(value)
-            if key and key in given:
+            if not (key := normalize_answer(value)):
+                continue
+            if key in given:
                 # `origin="Boston", venue="Boston"`: a value given twice looks up nothing more than once
                 return f"golden arguments {given[key]} and {name} are both {value!r}; each value fills one parameter"
             given[key] = name

@@ -244,6 +244,7 @@ def test_an_id_takes_a_code_and_a_date_takes_a_date():
     main = "What was the final score of the Wizards game at TD Garden on October 18, 2024, and the internal player ID of Jordan Reyes?"
     values = call_values(main, [], main)
     assert "October 18, 2024" in values and "2024" not in values and "ID" not in values, "a written date is one value; a slot word is none"
+    assert call_values("Can I see what I owe?", [], "Can I see what I owe?") == [], "the pronoun I is no value"
     assert [fits_parameter("game_id", v) for v in ("TD Garden", "30-inch", "55891", "KDTW")] == [False, False, True, True]
     assert [fits_parameter("game_date", v) for v in ("2024", "October 18, 2024", "2024-10-18")] == [False, True, True]
     assert fits_parameter("venue", "TD Garden")

@@ -98,20 +98,21 @@ async def _adopt(model: Any, sandbox: Any, sample: Sample, ids: list[str], tools
     already a document every member can call, with calls that differ.
     """
     subs = {q.id: q for q in sample.sub_questions}
-    calls = [tools[i].calls[i] for i in ids]
-    if len({json.dumps(c, sort_keys=True) for c in calls}) < len(ids):
+    calls = {i: tools[i].calls[i] for i in ids}
+    if len({json.dumps(c, sort_keys=True) for c in calls.values()}) < len(ids):
         return None  # one input with two answers: no table serves both
+    values = {i: grounded_values(sample, subs[i]) for i in ids}
+    members = [Member(sub=subs[i], arguments=calls[i]) for i in ids]
     for owner in ids:
         tool = tools[owner]
         doc = ToolDoc(name=tool.name, description=tool.description, parameters=tool.input_schema)
-        if any(arguments_problem(doc, tools[i].calls[i], grounded_values(sample, subs[i])) for i in ids):
+        if any(arguments_problem(doc, calls[i], values[i]) for i in ids):
             continue
-        members = [Member(sub=subs[i], arguments=tools[i].calls[i]) for i in ids]
         code = await write_code(model, sandbox, sample, name=doc.name, description=doc.description, schema=doc.parameters, members=members, config=config)
         if not isinstance(code, Failure):
             return SynthTool(
                 name=doc.name, function=doc.name, description=doc.description, input_schema=doc.parameters, code=code,
-                calls={i: tools[i].calls[i] for i in ids}, merged=True,
+                calls=calls, merged=True,
             )
     return None
 

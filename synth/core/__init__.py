@@ -17,7 +17,8 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
   (`copied_example`) and keeps each check's own reason code;
 - `pyplot` / `save_figure`: the reports' figures, written without a display;
 - `VERDICTS`: the word-labelled scale (yes / mostly / partly / no) every judge answers on;
-  `VerdictReader` weighs a reply's words by the model's own probabilities of them.
+  `VerdictReader` weighs a reply's words by the model's own probabilities of them;
+- `values`: the values a text names and the parameters each can fill (`key_values`, `fits_parameter`).
 """
 
 from synth.core.cache import LLMCache, cache_key

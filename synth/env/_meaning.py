@@ -52,7 +52,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from mcp_servers import EnvSpec, answer_in_output, generic_answer_reason, normalize_answer
-from synth.env._import_search import call_values, key_values, whole_values
+from synth.core.values import call_values, key_values, whole_values
 from synth.env.records import LANGUAGE_NAMES
 
 __all__ = [

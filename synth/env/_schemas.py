@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from synth.env._import_search import fits_parameter
+from synth.core.values import fits_parameter
 
 __all__ = ["CHECK_SCHEMA", "TOOL_SCHEMA", "arguments_schema", "doc_schema", "decomposition_schema", "groups_schema", "merged_doc_schema", "necessity_schema"]
 

@@ -21,7 +21,7 @@ from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
 from synth.core import ReplyCheck, ask_structured, string_leaves
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
-from synth.env._import_search import call_values, fits_parameter, parameter_kind
+from synth.core.values import call_values, fits_parameter, parameter_kind
 from synth.env._table import (
     OtherInputs,
     TableRows,

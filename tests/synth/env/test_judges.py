@@ -15,7 +15,7 @@ from mcp_servers import load_env
 from synth.core import VERDICTS
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
-from synth.env._import_search import call_values, fits_parameter, shared_cjk_spans
+from synth.core.values import call_values, fits_parameter, shared_cjk_spans
 from synth.env._tools import arguments_problem, grounded_values, ungrounded_parameters
 from synth.env.records import Sample, SubQuestion, ToolDoc
 

@@ -9,6 +9,7 @@ Verification of the drawn chains lives in `_verify`.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import SamplingSettings
 from synth.core import PromptExample, ReplyCheck, StructuredResult
+from synth.core.values import parameter_kind
 from synth.sft._docs import ServerDoc
 
 
@@ -149,6 +151,49 @@ def proposals_schema(names: Sequence[str], n: int) -> dict[str, Any]:
         "required": ["chains"],
         "additionalProperties": False,
     }
+
+
+class ChainInput(BaseModel):
+    """A required argument of a chain that no earlier step of it returns: the user states its value."""
+
+    tool: str
+    name: str
+    description: str = ""
+
+
+def chain_inputs(server: ServerDoc, chain: Sequence[str]) -> list[ChainInput]:
+    """The required arguments of `chain` the user must give, first use of each name first.
+
+    An argument of a later step is returned by an earlier one when its name (`train_no`) or its id word
+    (the `code` of `from_code`) is in an earlier step's description or output schema, or its own
+    description names an earlier step ("An account_id from list_accounts"). The teacher wrote "Can I
+    freeze my credit card?" for list_accounts -> get_transactions -> freeze_card, and its agent
+    then called with the customer number of the tool's own example: 9 of 18 judged trajectories
+    of a session-14 run called with an id nobody gave.
+    """
+    inputs: dict[str, ChainInput] = {}
+    earlier: list[str] = []
+    for name in chain:
+        tool = server.tool(name)
+        if tool is None:
+            continue
+        props = tool.parameters.get("properties") or {}
+        for arg in tool.required:
+            schema = props.get(arg) if isinstance(props.get(arg), dict) else {}
+            description = str(schema.get("description") or "")
+            if arg in inputs or _returned(arg, description, earlier):
+                continue
+            inputs[arg] = ChainInput(tool=name, name=arg, description=description)
+        earlier.append(f"{tool.name} {tool.description} {json.dumps(tool.output_schema or {})}")
+    return list(inputs.values())
+
+
+def _returned(arg: str, description: str, earlier: Sequence[str]) -> bool:
+    words = [arg, arg.rsplit("_", 1)[-1]] if parameter_kind(arg) == "id" else [arg]
+    named = [text.split(" ", 1)[0] for text in earlier]
+    return any(re.search(rf"\b{re.escape(w)}", text, re.IGNORECASE) for w in words for text in earlier) or any(
+        re.search(rf"\b{re.escape(n)}\b", description) for n in named
+    )
 
 
 def tool_lines(server: ServerDoc) -> str:

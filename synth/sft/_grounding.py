@@ -4,7 +4,8 @@ A 1.5B judge scored a trajectory and its twin with one invented departure time a
 conversation itself says the time is in no tool result. Three findings are read off the
 messages and both shown to the judge and applied to its verdict (`_judge`):
 
-- `repeated_steps`: a call with the same tool and arguments as an earlier one (conciseness);
+- `repeated_steps`: a call with the same tool and arguments as an earlier one that succeeded (conciseness;
+  a retry after an error is what an injected timeout asks for);
 - `ungrounded_values`: a number, time, date or code in the final answer that no tool result
   and no user or system message contains, normalized as verify matches answers — a value the
   agent computed (a sum, a conversion) counts too: the judge is strict rather than credulous;
@@ -110,13 +111,18 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
     """
     replies = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
     calls = [c for m in messages if m.get("role") == "assistant" for c in m.get("tool_calls") or []]
+
+    def failed(call: dict[str, Any]) -> bool:
+        return call.get("id") in error_call_ids or call.get("id") not in replies
+
     seen: set[tuple[str, str]] = set()
     repeated: list[int] = []
     for step, call in enumerate(calls, 1):
         key = ((call.get("function") or {}).get("name", ""), _arguments(call))
         if key in seen:
             repeated.append(step)
-        seen.add(key)
+        if not failed(call):  # calling again after an error is the retry a timeout asks for, not a repeat
+            seen.add(key)
 
     evidence = "\n".join(
         str(m.get("content") or "") for m in messages if m.get("role") in ("tool", "user", "system")
@@ -125,9 +131,6 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
     answer = final_answer_text(messages)
     # one digit ("3 trains", the 3 of a CJK date) is too common a value to tell anything
     ungrounded = [v for v in dict.fromkeys(_VALUE.findall(answer)) if len(v) > 1 and not answer_in_output(v, evidence)]
-
-    def failed(call: dict[str, Any]) -> bool:
-        return call.get("id") in error_call_ids or call.get("id") not in replies
 
     ignored: list[int] = []
     for step, call in enumerate(calls, 1):

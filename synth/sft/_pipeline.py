@@ -30,7 +30,7 @@ from synth.core import (
     rejections_store,
 )
 from synth.sft._docs import ServerDoc
-from synth.sft._graph import ToolGraph, WalkConfig, propose_graph, sample_chains
+from synth.sft._graph import ToolGraph, WalkConfig, chain_inputs, propose_graph, sample_chains
 from synth.sft._ingest import ingest
 from synth.sft._judge import judge_trajectory
 from synth.sft._report import RunNotes, write_report
@@ -304,7 +304,8 @@ class SftPipeline:
                     persona = pick_persona(personas, base.id, cfg.seed) if mode == "persona" else None
                     if mode == "persona" and persona is None:
                         continue
-                    task, result = await augment(self._meter("tasks", self.model), base, mode, persona=persona, max_tokens=cfg.budgets.task)
+                    inputs = chain_inputs(server, base.chain or base.target_tools)
+                    task, result = await augment(self._meter("tasks", self.model), base, mode, persona=persona, inputs=inputs, max_tokens=cfg.budgets.task)
                     self._keep(stage, aug_id, [task] if task else [], result)
 
         await self._map(units, one, "tasks")

@@ -41,10 +41,16 @@ class RolloutConfig(BaseModel):
     max_tokens: int = Field(default=768, ge=16, description="Agent reply budget per turn.")
     emulator_max_tokens: int = Field(default=600, ge=16, description="Emulated tool response budget.")
     emulator: EmulatorConfig = Field(default_factory=EmulatorConfig)
-    system_prompt: str = (
-        "You are a helpful assistant with tools. Call tools to look up what you need, check each "
-        "result (tools can fail; retry or work around errors), then give a short final answer "
-        "based only on what the tools returned."
+    system_prompt: str = Field(
+        default=(
+            "You are a helpful assistant with tools. Call the tools to look up or do what the user asks, with the "
+            "values the user gave and the values earlier results returned; never make up an id. When a call "
+            "returns an error (a timeout, an unreachable service) or a result you cannot read, call the same tool "
+            "again; if it fails again, tell the user what could not be done. Then give a short final answer that "
+            "states the values the tools returned."
+        ),
+        description="The agent's instructions. The teacher, told only to 'retry or work around errors', answered "
+        "right after an injected timeout in 7 of 18 judged rollouts of a session-14 run.",
     )
 
 

@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_sdk import SamplingSettings, read_jsonl
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICT_WORDS, YES_NO, PromptExample, ReplyCheck, StructuredResult, VerdictReader, record_id, verdict_schema
 from synth.sft._docs import ServerDoc
-from synth.sft._graph import tool_lines
+from synth.core.values import fits_parameter, key_values, parameter_kind
+from synth.sft._graph import ChainInput, chain_inputs, tool_lines
 
 Augmentation = Literal["none", "diverse", "complicate", "persona"]
 
@@ -153,12 +154,28 @@ def _no_antecedent(text: str) -> str | None:
     return None
 
 
-def _question_problem(text: str, language: str, tool_names: Sequence[str]) -> str | None:
-    """The feedback for a generated question: its language, then `request_problem`."""
+def missing_inputs(text: str, inputs: Sequence[ChainInput]) -> list[ChainInput]:
+    """The id and date inputs (`parameter_kind`) for which `text` states no fitting value: "my credit card"
+    gives no `customer_id`, "tomorrow afternoon" no `date` an agent can send."""
+    values = key_values(text)
+    return [i for i in inputs if parameter_kind(i.name) and not any(fits_parameter(i.name, v) for v in values)]
+
+
+def input_lines(inputs: Sequence[ChainInput]) -> str:
+    """The inputs as a prompt line: `name (description)`, comma-separated."""
+    return ", ".join(f"{i.name} ({i.description})" if i.description else i.name for i in inputs) or "(none)"
+
+
+def _question_problem(text: str, language: str, tool_names: Sequence[str], inputs: Sequence[ChainInput] = ()) -> str | None:
+    """The feedback for a generated question: its language, then `request_problem`, then `missing_inputs`."""
     if problem := language_problem(text, language):
         return problem
-    found = request_problem(text, tool_names)
-    return found[1] if found else None
+    if found := request_problem(text, tool_names):
+        return found[1]
+    if missing := missing_inputs(text, inputs):
+        first = missing[0]
+        return f"the request gives no {first.name} for {first.tool} ({first.description or 'a value the user knows'}): write the user's own value"
+    return None
 
 
 def load_personas(path: str | Path) -> list[str]:
@@ -194,7 +211,7 @@ Each request must need ALL of these tools, in this order: {chain}
 (later calls use what earlier calls return). Tools:
 {tools}
 Ideas: {sketches}
-Give the details a user would know (names, dates, places); never mention tool names or ids the user could not know. Write in {language}.{format}"""
+Each request states the user's own value of each of: {inputs}. Make the values up, concrete and realistic (a real date, a real-looking number), never a placeholder; never mention tool names or ids the user could not know. Write in {language}.{format}"""
 
 _SERVER = """Write {n} realistic user requests for an assistant with these tools of "{name}" ({description}):
 {tools}
@@ -324,7 +341,8 @@ def _settings(max_tokens: int, temperature: float = 0.8) -> SamplingSettings:
 async def chain_tasks(
     model: object, server: ServerDoc, chain: list[str], sketches: list[str], *, n: int = 2, max_tokens: int = 700
 ) -> tuple[list[SynthTask], StructuredResult[_Questions]]:
-    """Tasks that need exactly `chain` (language checked on every question)."""
+    """Tasks that need exactly `chain`, each stating the values its steps need from the user (`chain_inputs`)."""
+    inputs = chain_inputs(server, chain)
     example = questions_example(n)
     prompt = _CHAIN.format(
         n=n,
@@ -333,6 +351,7 @@ async def chain_tasks(
         chain=" -> ".join(chain),
         tools=tool_lines(server),
         sketches="; ".join(sketches) or "(none)",
+        inputs=input_lines(inputs),
         language=_LANG.get(server.language, server.language),
         format=example.format_section(model, "replace every <...>"),
     )
@@ -340,13 +359,13 @@ async def chain_tasks(
     names = [t.name for t in server.tools]
 
     def check(value: _Questions) -> str | None:
-        problems = [_question_problem(q, server.language, names) for q in value.questions]
+        problems = [_question_problem(q, server.language, names, inputs) for q in value.questions]
         return None if any(p is None for p in problems) else problems[0]
 
     guard = ReplyCheck(example, check=check)
     result = await guard.ask(model, prompt, _Questions, settings=_settings(max_tokens), schema=questions_schema(n))
     tasks = []
-    good = [q for q in (result.value.questions if result.value else []) if q.strip() and _question_problem(q, server.language, names) is None]
+    good = [q for q in (result.value.questions if result.value else []) if q.strip() and _question_problem(q, server.language, names, inputs) is None]
     for q in good[:n]:
         tasks.append(
             SynthTask(
@@ -384,7 +403,7 @@ async def server_tasks(
             return f"unknown tool names {unknown}; use only {sorted(names)}"
         if len(set(t.tools)) < k:
             return f"each task must need at least {k} different tools; {t.tools} has {len(set(t.tools))}"
-        return _question_problem(t.question, server.language, sorted(names))
+        return _question_problem(t.question, server.language, sorted(names), chain_inputs(server, t.tools))
 
     def check(value: _ServerTasks) -> str | None:
         # Usable when at least one task passes; the others are dropped below, never kept.
@@ -409,17 +428,18 @@ async def server_tasks(
 
 
 async def augment(
-    model: object, base: SynthTask, mode: Augmentation, *, persona: str | None = None, max_tokens: int = 700
+    model: object, base: SynthTask, mode: Augmentation, *, persona: str | None = None, inputs: Sequence[ChainInput] = (), max_tokens: int = 700
 ) -> tuple[SynthTask | None, StructuredResult[_Rewrite]]:
-    """Rewrite `base` by `mode`; None (with the failed result) when the model fails or switches language."""
+    """Rewrite `base` by `mode`; None (with the failed result) when the model fails, switches language or
+    drops a value of `inputs` the request must keep stating."""
     instruction = _AUGMENT[mode].format(persona=persona or "")
     prompt = (
         f"Original request: {base.question}\n{instruction}\n"
-        f"Keep it answerable with the same tools ({', '.join(base.target_tools)}); never mention tool names. "
+        f"Keep it answerable with the same tools ({', '.join(base.target_tools)}), stating the user's own values of: {input_lines(inputs)}; never mention tool names. "
         f"Write in {_LANG.get(base.language, base.language)}."
         + REWRITE_EXAMPLE.format_section(model, "replace <...>")
     )
-    guard = ReplyCheck(REWRITE_EXAMPLE, check=lambda v: _question_problem(v.question, base.language, base.target_tools))
+    guard = ReplyCheck(REWRITE_EXAMPLE, check=lambda v: _question_problem(v.question, base.language, base.target_tools, inputs))
     result = await guard.ask(model, prompt, _Rewrite, settings=_settings(max_tokens), schema=REWRITE_SCHEMA)
     if result.value is None:
         return None, result

@@ -59,9 +59,9 @@ def world_reply(messages: list[ChatMessage], tools: Any, settings: Any) -> Any:
     if "Proposed tool chain" in first:
         return json.dumps({"coherent": True, "task": "Plan the trip end to end", "reason": "steps connect"})
     if "Each request must need ALL of these tools" in first:
-        return json.dumps({"questions": ["I fly from Paris to Rome on 2025-06-01; please sort out everything for my trip.", "My colleague Anna needs the same arrangement for Berlin next Monday."]})
+        return json.dumps({"questions": ["I fly from Paris to Rome on 2025-06-01; please sort out everything for my trip.", "My colleague Anna needs the same arrangement for Berlin on 2025-06-08; her reference is BK-42."]})
     if "Each request must need at least" in first:
-        return json.dumps({"tasks": [{"question": "Compare the options for Paris tomorrow and book the best one for me.", "tools": names[:2]}]})
+        return json.dumps({"tasks": [{"question": "Compare the options for Paris on 2025-06-02 and book the best one for me; my member number is 7781.", "tools": names[:2]}]})
     if first.startswith("Original request:"):
         original = first.split("\n", 1)[0].removeprefix("Original request: ")
         return json.dumps({"question": f"{original} I also need it before noon."})

@@ -10,11 +10,13 @@ import pytest
 from agent_sdk import FunctionModel
 from sft_world import assert_example_only_without_schema
 from synth.sft import TaskScores, TaskThresholds, ingest_file
+from synth.sft._graph import chain_inputs
 from synth.sft._tasks import (
     augment,
     chain_tasks,
     detect_language,
     load_personas,
+    missing_inputs,
     pick_persona,
     request_problem,
     score_task,
@@ -78,6 +80,40 @@ async def test_a_generated_template_is_sent_back_and_never_kept() -> None:
     (task,), result = await chain_tasks(model, TRAVEL, ["search_flights", "book_flight"], [], n=1)
     assert result.ok and task.question.startswith("Find me a flight")
     assert "placeholder '{origin}'" in model.requests[1].messages[-1].content, "the retry says what is wrong"
+
+
+def test_a_chain_asks_the_user_only_for_what_no_earlier_step_returns() -> None:
+    bank = ingest_file(ROOT / "examples" / "tool_docs" / "bank_desk.json").servers[0]
+    rail = ingest_file(ROOT / "examples" / "tool_docs" / "rail_tickets.json").servers[0]
+    names = lambda server, chain: [(i.tool, i.name) for i in chain_inputs(server, chain)]  # noqa: E731
+    assert names(bank, ["list_accounts", "get_transactions", "freeze_card"]) == [
+        ("list_accounts", "customer_id"), ("get_transactions", "start_date"), ("get_transactions", "end_date"), ("freeze_card", "card_last4"),
+    ], "account_id is in list_accounts' description; the card's digits are nowhere"  # fmt: skip
+    assert names(rail, ["find_station", "search_trains", "get_seat_availability"]) == [("find_station", "name"), ("search_trains", "date")], (
+        "find_station returns station codes (from_code, to_code); search_trains returns train_no"
+    )
+    assert names(rail, ["search_trains"]) == [("search_trains", "from_code"), ("search_trains", "to_code"), ("search_trains", "date")]
+    inputs = chain_inputs(bank, ["list_accounts", "get_transactions"])
+    assert [i.name for i in missing_inputs("Show what I spent last month on my checking account.", inputs)] == ["customer_id", "start_date", "end_date"]
+    assert missing_inputs("I'm customer C-4410292: list my checking transactions from 2026-03-01 to 2026-03-31.", inputs) == []
+    assert [i.name for i in missing_inputs("Customer 4410292 here: what did I spend last month?", inputs)] == ["start_date", "end_date"]
+    assert missing_inputs("Customer 4410292 here: what did I spend since March 1?", inputs) == [], "one date may bound both ends (until today)"
+
+
+@pytest.mark.anyio
+async def test_a_request_without_the_values_its_first_calls_need_is_sent_back() -> None:
+    vague = json.dumps({"questions": ["Can I freeze my credit card?"]})
+    fixed = json.dumps({"questions": ["I'm customer C-4410292 and lost my card ending 8841: please freeze it."]})
+    bank = ingest_file(ROOT / "examples" / "tool_docs" / "bank_desk.json").servers[0]
+    model = FunctionModel.from_replies(vague, fixed)
+    (task,), result = await chain_tasks(model, bank, ["list_accounts", "freeze_card"], [], n=1)
+    assert result.ok and task.question.startswith("I'm customer C-4410292")
+    assert "customer_id (Customer number, e.g. 'C-7702615'), card_last4 (Last four digits of the card)" in model.requests[0].messages[-1].content
+    assert "gives no customer_id for list_accounts" in model.requests[1].messages[-1].content, "the retry names the missing value"
+    base = task.model_copy(update={"question": "I'm customer C-4410292 and lost my card ending 8841: please freeze it."})
+    dropped = FunctionModel.from_replies(*[json.dumps({"question": "As a nurse on night shifts, I lost my card: please freeze it."})] * 3)
+    rewritten, failed = await augment(dropped, base, "persona", persona="a nurse", inputs=chain_inputs(bank, base.chain))
+    assert rewritten is None and "gives no customer_id" in failed.detail, "a rewrite that drops the customer number is never kept"
 
 
 @pytest.mark.anyio

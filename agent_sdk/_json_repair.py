@@ -1,7 +1,7 @@
 """Repair of almost-JSON tool arguments, recording every fix applied.
 
 Small models write arguments with single quotes, trailing commas, unquoted keys, Python
-literals (`True`, `None`), double every brace as a prompt's format string showed them
+literals (`True`, `None`), comments (`// the id from the search`), double every brace as a prompt's format string showed them
 (`{{"name": ...}}`), or cut off before the closing braces. A character scanner rewrites
 those into JSON, string-aware (a quote inside a string is never touched), and names each fix
 so trajectories can count repairs.
@@ -117,6 +117,12 @@ def _rewrite(text: str) -> tuple[str, list[str]]:
             if not closed:
                 fix("truncated")
             out.append(literal)
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            # a comment after a value (`"12345"  // the id search returned`): code-style JSON
+            close = "\n" if text[i + 1] == "/" else "*/"
+            end = text.find(close, i + 2)
+            i = n if end < 0 else end + (len(close) if close == "*/" else 0)
+            fix("comments")
         elif ch in "{[":
             closers.append("}" if ch == "{" else "]")
             out.append(ch)

@@ -194,21 +194,36 @@ def _calls_in_body(
     items = value if isinstance(value, list) else [value]
     calls: list[ToolCall] = []
     for item in items:
-        if not _looks_like_call(item, known_tools):
+        parts = _call_parts(item, known_tools)
+        if parts is None:
             continue
-        args = item.get("arguments", item.get("parameters"))
+        name, args = parts
         raw_text = args if isinstance(args, str) else json.dumps(args) if args is not None else None
-        call = _make_call(new_call_id(), item["name"], args, raw_text, repairs, outer_fixes=outer_fixes, body=body)
+        call = _make_call(new_call_id(), name, args, raw_text, repairs, outer_fixes=outer_fixes, body=body)
         calls.append(call)
     return calls
 
 
-def _looks_like_call(item: Any, known_tools: Collection[str] | None) -> bool:
-    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-        return False
-    if "arguments" not in item and "parameters" not in item:
-        return False
-    return known_tools is None or item["name"] in known_tools
+def _call_parts(item: Any, known_tools: Collection[str] | None) -> tuple[str, Any] | None:
+    """(name, arguments) of an object written as a call, or None.
+
+    Besides `{"name", "arguments" | "parameters"}`, Qwen2.5-Coder names the tool under "function"
+    (`{"function": "find_station", "arguments": {...}}`, 1 of 13 unread teacher rollouts) or
+    nests the OpenAI shape (`{"function": {"name", "arguments"}}`).
+    """
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    if isinstance(function, dict) and "name" not in item:
+        item = function
+    elif isinstance(function, str) and "name" not in item:
+        item = {**item, "name": function}
+    name = item.get("name")
+    if not isinstance(name, str) or ("arguments" not in item and "parameters" not in item):
+        return None
+    if known_tools is not None and name not in known_tools:
+        return None
+    return name, item.get("arguments", item.get("parameters"))
 
 
 def _make_call(
@@ -237,12 +252,12 @@ def _make_call(
 def _json_objects(content: str) -> list[tuple[int, int, str]]:
     """Top-level `{...}` spans of `content` (string-aware); an unclosed last one runs to the end.
 
-    A span opened with doubled braces (`{{"name": ...}}`, a template's escaping copied) runs
-    through the closing braces right after it: such a call opens two and closes four, so its
-    depth reaches zero a pair early.
+    A span opened with doubled braces (`{{"name": ...}}`, a template's escaping copied) counts
+    them as one and runs through the closing braces right after it: such a call closes with two
+    braces (`{{"name": "f", "arguments": {"x": 1}}`) or four.
     """
     spans: list[tuple[int, int, str]] = []
-    depth, start, quote, escaped = 0, -1, "", False
+    depth, start, quote, escaped, skip = 0, -1, "", False, -1
     for i, ch in enumerate(content):
         if quote:
             if escaped:
@@ -255,8 +270,11 @@ def _json_objects(content: str) -> list[tuple[int, int, str]]:
         if ch == '"' and depth > 0:
             quote = ch
         elif ch == "{":
+            if i == skip:
+                continue
             if depth == 0:
                 start = i
+                skip = i + 1 if content.startswith("{{", i) else -1  # `{{` opens one object
             depth += 1
         elif ch == "}" and depth > 0:
             depth -= 1

@@ -73,6 +73,8 @@ def test_json_answers_are_not_calls_when_tools_are_known():
         ('{"True": "keys stay"}', {"True": "keys stay"}, []),
         ('{{"a": "x}}y", "b": {{"c": 1}}}}', {"a": "x}}y", "b": {"c": 1}}, ["doubled_braces"]),
         ("{{'a': 1}}", {"a": 1}, ["doubled_braces", "single_quotes"]),
+        ('{"id": "12345",  // the id the search returned\n "url": "http://x/y"}', {"id": "12345", "url": "http://x/y"}, ["comments"]),
+        ('{"a": 1 /* one */, "b": 2}', {"a": 1, "b": 2}, ["comments"]),
     ],
 )
 def test_argument_repairs_are_named(raw, expected, fixes):

@@ -14,7 +14,9 @@ ask whether its task means something, each with a stable code:
   account is allowed", which no string match finds (the completeness check judges it);
 - `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
   (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, or only the slot its question
-  names: "City Name" for "What is the city ...?") instead of stating a value;
+  names: "City Name" for "What is the city ...?") instead of stating a value; or it is a bare yes,
+  no or flag (`generic_answer_reason`), which verify never accepts as evidence: 3 of the 9
+  environments a session-14 teacher run brought through the tool stage were lost to it there;
 - `hop_not_atomic`: a sub-question joins two asks ("the departure time and platform", "对手是哪支球队，几点
   开始") and its answer lists two values ("07:28, platform 14"): two lookups written as one;
 - `repeated_answer`: two sub-questions about different facts have the same answer;
@@ -180,6 +182,11 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
     for sid, question, answer, _ in subs:
         if not _is_value(answer, question):
             findings.append(MeaningFinding(code="answer_not_value", message=f"{sid}'s answer {answer!r} is a sentence or a placeholder, not a value"))
+        elif is_yes_no(answer) or generic_answer_reason(clean_answer(answer)):
+            findings.append(MeaningFinding(code="answer_not_value", message=(
+                f"{sid}'s answer {answer!r} is a bare yes, no or flag that many tool outputs hold, so no call proves it: "
+                "ask for the value that decides it (a status word, a count, a date)"
+            )))  # fmt: skip
         elif parts := two_facts(question, answer):
             findings.append(MeaningFinding(code="hop_not_atomic", message=f"{sid} asks for two things at once and answers {parts}"))
     if slot := _TEMPLATE_SLOT.search(final_answer):

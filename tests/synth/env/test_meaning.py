@@ -8,7 +8,7 @@ import pytest
 from mcp_servers import Environment, find_envs, load_env, verify_env
 from synth.env import MEANING_CODES, meaning_findings
 from synth.env._judge import trace_problem
-from synth.env._meaning import composition_problem, duplicate_tool_groups, known_to_user
+from synth.env._meaning import composition_problem, duplicate_tool_groups, known_to_user, left_out
 from synth.env.records import Decomposition, Seed, SubQuestion
 
 CODE = '''
@@ -188,15 +188,20 @@ def test_a_long_or_templated_main_question_is_malformed():
         assert problem is not None and problem[0] == "main_question_malformed", question
 
 
-def test_a_yes_or_no_leaf_is_stated_in_words_but_a_value_leaf_must_appear():
-    # the teacher's bank trace: "whether my checking account is allowed" is said, not quoted as "Yes"
+def test_a_yes_or_no_leaf_is_sent_back_for_the_value_that_decides_it():
+    # the teacher's bank trace: "whether my checking account is allowed" -> "Yes"; verify never takes a bare
+    # yes as evidence (`answer_not_distinctive`), so the hop is sent back where the teacher can still fix it
     subs = [("q1", "What is the ID of beneficiary Alem Kebede?", "BEN-4471", []),
             ("q2", "Is checking account 4321 allowed to pay {q1}?", ">>Yes<", ["q1"]),
             ("q3", "What is the daily transfer limit for {q1}?", "5000 ETB", ["q1"])]  # fmt: skip
     main = "Can I send money to Alem Kebede from my checking account, and what is my daily limit?"
-    assert composition_problem(main, "Your checking account is allowed; the daily limit is 5000 ETB.", subs) is None
-    missing = composition_problem(main, "Your checking account is allowed.", subs)
+    problem = composition_problem(main, "Your checking account is allowed; the daily limit is 5000 ETB.", subs)
+    assert problem is not None and problem[0] == "answer_not_value" and "q2's answer '>>Yes<' is a bare yes" in problem[1]
+    status = [*subs[:1], ("q2", "What is the payment status of checking account 4321 for {q1}?", "eligible", ["q1"]), subs[2]]
+    assert composition_problem(main, "Your checking account is eligible; the daily limit is 5000 ETB.", status) is None
+    missing = composition_problem(main, "Your checking account is eligible.", status)
     assert missing is not None and missing[0] == "answer_not_composed" and "q3" in missing[1] and "q2" not in missing[1]
+    assert not left_out("Yes", "Your checking account is allowed."), "a yes is stated in words, never quoted"
 
 
 def test_a_lookup_of_what_the_main_question_states_is_not_a_hop_but_a_comparison_may_name_it():

@@ -2,7 +2,7 @@
 the embedded student (0.5B) against the embedded teacher (1.5B), on the same inputs in one run.
 
 Each model is served in turn (one server at a time) and runs environment synthesis on the yield
-slice (`examples/synth_slice/slice.jsonl`) and SFT synthesis on three example tool docs; the
+slice (`examples/synth_slice/slice.jsonl`) and SFT synthesis on the example tool docs; the
 ratio line is teacher / student. Output directories resume: a second invocation with the same
 --out reads what the first made (cached replies cost no calls) and prints the same table from the
 stores' cumulative stats.
@@ -26,8 +26,9 @@ from synth.sft import SftConfig, SftPipeline
 
 REPO = Path(__file__).resolve().parents[1]
 SLICE = REPO / "examples" / "synth_slice" / "slice.jsonl"
-TOOL_DOCS = [REPO / "examples" / "tool_docs" / f"{name}.json" for name in ("travel_desk", "bank_desk", "rail_tickets")]
-"""Three example servers: one (travel_desk) gave the teacher 10 judged trajectories, short of the issue's 10 kept rows."""
+TOOL_DOCS = sorted((REPO / "examples" / "tool_docs").glob("*.json"))
+"""The six example servers documented by their tool lists alone (one in Chinese): with three of them a session-15
+teacher run kept 3 rows, short of the issue's 10."""
 
 
 def _cost(stats: dict, kept: int) -> dict:

@@ -34,7 +34,7 @@ from synth.sft._graph import ToolGraph, WalkConfig, chain_inputs, propose_graph,
 from synth.sft._ingest import ingest
 from synth.sft._judge import judge_trajectory
 from synth.sft._report import RunNotes, write_report
-from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, final_answer_problem, rollout
+from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, usable_rollout
 from synth.sft._tasks import (
     Augmentation,
     SynthTask,
@@ -369,26 +369,16 @@ class SftPipeline:
 
             async def one(task: SynthTask) -> None:
                 traj_id = f"traj-{task.id.removeprefix('task-')}"
+                tools = [tool.name for tool in servers_by_id[task.server_id].tools]
                 try:
-                    record = await rollout(self._meter("rollout", self.agent_model), targets, task, self.config.rollout)
+                    record, problem = await usable_rollout(self._meter("rollout", self.agent_model), targets, task, self.config.rollout, tools)
                 except Exception as exc:  # noqa: BLE001 - a failed rollout is data, not a crash
                     stage.reject(traj_id, "rollout_error", f"{type(exc).__name__}: {exc}")
                     return
-                t = record.trajectory
-                if t.stop_reason == "model_error" and (t.error or "").startswith("ContextOverflowError"):
-                    stage.reject(traj_id, "context_overflow", t.error or "")  # the conversation outgrew the context: terminal
-                elif t.stop_reason == "model_error":
-                    self._reject(stage, traj_id, "model_error", t.error or "")
-                elif not t.tool_calls:
-                    stage.reject(traj_id, "no_tool_calls", (t.final_answer or "")[:300])
-                elif t.stop_reason != "final_answer":
-                    stage.reject(traj_id, "no_final_answer", f"stopped by {t.stop_reason} after {len(t.tool_calls)} calls")
-                elif found := final_answer_problem(
-                    t.final_answer, [tool.name for tool in servers_by_id[task.server_id].tools], finish_reason=t.steps[-1].finish_reason
-                ):
-                    stage.reject(traj_id, *found)
-                else:
+                if problem is None:
                     stage.accept(record)
+                else:
+                    self._reject(stage, traj_id, *problem)
 
             await self._map(todo, one, "rollout")
             self.emulator_stats = {sid: e.stats.model_dump() for sid, e in targets.emulators.items()}

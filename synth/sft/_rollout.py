@@ -36,6 +36,11 @@ class RolloutConfig(BaseModel):
     """How rollouts run."""
 
     max_turns: int = Field(default=8, ge=1, description="Model requests per episode.")
+    attempts: int = Field(
+        default=2, ge=1, le=5,
+        description="Rollouts of a task until one ends in a usable answer (`rollout_problem`): the teacher as agent ended "
+        "13 of 21 rollouts of a session-15 run without one (a call it wrote as text, no call, an empty answer).",
+    )  # fmt: skip
     tool_timeout_s: float = Field(default=30.0, gt=0, description="Client-side limit of one call to an env or live server.")
     temperature: float = 0.7
     max_tokens: int = Field(default=768, ge=16, description="Agent reply budget per turn.")
@@ -63,6 +68,7 @@ class TrajectoryRecord(BaseModel):
     backend: str = Field(description="env | live | emulator")
     trajectory: Trajectory
     error_call_ids: list[str] = Field(default_factory=list, description="Tool calls whose result was an error.")
+    attempt: int = Field(default=1, ge=1, description="Which rollout of the task this is (`RolloutConfig.attempts`).")
 
     @property
     def calls(self) -> int:
@@ -184,6 +190,43 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
     if m := _NARRATES.search(text):
         return "narrates_tool_call", f"the last assistant message tells the user about the agent's tool call instead of answering: {m.group(0)!r}"
     return None
+
+
+def rollout_problem(trajectory: Trajectory, tool_names: Sequence[str]) -> tuple[str, str] | None:
+    """(reason code, detail) when a rollout is no usable conversation, else None: the model failed or the
+    context overflowed, no tool was called, the turns ran out, or `final_answer_problem`."""
+    t = trajectory
+    if t.stop_reason == "model_error" and (t.error or "").startswith("ContextOverflowError"):
+        return "context_overflow", t.error or ""  # the conversation outgrew the context: terminal
+    if t.stop_reason == "model_error":
+        return "model_error", t.error or ""
+    if not t.tool_calls:
+        return "no_tool_calls", (t.final_answer or "")[:300]
+    if t.stop_reason != "final_answer":
+        return "no_final_answer", f"stopped by {t.stop_reason} after {len(t.tool_calls)} calls"
+    return final_answer_problem(t.final_answer, tool_names, finish_reason=t.steps[-1].finish_reason)
+
+
+async def usable_rollout(
+    model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig, tool_names: Sequence[str]
+) -> tuple[TrajectoryRecord, tuple[str, str] | None]:
+    """Play `task` up to `config.attempts` times until a rollout has no `rollout_problem`.
+
+    Returns:
+        The usable rollout and None, or the last one and its problem. A failed model or an
+        overflowing context ends the attempts: another sample would fail the same way.
+
+    Raises:
+        agent_sdk.exceptions.ToolboxError: when the server cannot be reached.
+    """
+    for attempt in range(1, config.attempts + 1):
+        # each attempt samples a little hotter: the same settings would replay the cached reply
+        hotter = config.model_copy(update={"temperature": config.temperature + 0.1 * (attempt - 1)})
+        record = (await rollout(model, servers, task, hotter)).model_copy(update={"attempt": attempt})
+        problem = rollout_problem(record.trajectory, tool_names)
+        if problem is None or problem[0] in ("context_overflow", "model_error"):
+            break
+    return record, problem
 
 
 async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig) -> TrajectoryRecord:

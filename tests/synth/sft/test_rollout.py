@@ -10,7 +10,7 @@ import pytest
 from agent_sdk import ChatMessage, FunctionModel, ModelResponse, ToolCall, Usage
 from mcp_servers import EmulatorConfig
 from synth.sft._docs import ServerDoc, ServerSource, ToolDoc
-from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, rollout
+from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, rollout, usable_rollout
 from synth.sft._tasks import SynthTask
 
 SERVER = ServerDoc(
@@ -90,3 +90,25 @@ def test_an_answer_the_token_budget_cut_off_is_named() -> None:
     assert final_answer_problem(answer, [], finish_reason="stop") is None
     found = final_answer_problem(answer, [], finish_reason="length")
     assert found is not None and found[0] == "answer_cut_off" and "allowance is" in found[1]
+
+
+def test_a_rollout_without_a_usable_answer_is_played_again_a_little_hotter() -> None:
+    temperatures: list[float] = []
+
+    def agent(messages: list[ChatMessage], tools: object, settings: object) -> ModelResponse:
+        temperatures.append(settings.temperature)
+        if settings.temperature < 0.75:  # the first sample writes its call as text, which answers nobody
+            return ModelResponse(message=ChatMessage(role="assistant", content="search_flights(origin='Paris')"), usage=Usage(requests=1))
+        return _agent_reply(messages, tools, settings)
+
+    config = RolloutConfig(attempts=2, emulator=EmulatorConfig(failure_rate=0.0))
+
+    async def play(config: RolloutConfig) -> tuple:
+        async with RolloutServers([SERVER], FunctionModel(_slow_backend), config) as servers:
+            return await usable_rollout(FunctionModel(agent), servers, TASK, config, ["search_flights"])
+
+    record, problem = anyio.run(play, config)
+    assert problem is None and record.attempt == 2 and record.trajectory.final_answer == "FL-7"
+    assert temperatures == [0.7, pytest.approx(0.8), pytest.approx(0.8)], "one request for the failed sample, two for the usable one"
+    record, problem = anyio.run(play, config.model_copy(update={"attempts": 1}))
+    assert problem is not None and problem[0] == "no_tool_calls" and record.attempt == 1, "one attempt keeps the old behaviour"

@@ -105,6 +105,7 @@ def write_report(
         "judge": judge_exclusions(verdicts, judge_bar),
         "tasks_by_kind": dict(Counter(f"{t['kind']}/{t['augmentation']}" for t in tasks)),
         "rollout_backends": dict(Counter(r["backend"] for r in rollouts)),
+        "rollouts_by_attempt": dict(sorted(Counter(r.get("attempt", 1) for r in rollouts).items())),
         "deferred_model_errors_last_run": notes.deferred_model_errors,
         "emulator_last_run": notes.emulator,
         "ingest_tool_issues_last_run": notes.ingest_tool_issues,

@@ -56,7 +56,7 @@ def test_funnel_and_artifacts(run_dir: tuple[Path, dict[str, Any]]) -> None:
     assert funnel["tasks_generated"] == 2 * (6 + 3), "one chain task and one server task per unit, each with a persona rewrite"
     assert funnel["trajectories_kept"] == funnel["trajectories_judged"] == funnel["tasks_kept"] == funnel["tasks_generated"]
     assert stats["extra"]["rollout_backends"] == {"env": 6, "emulator": 12}
-    assert stats["extra"]["rollouts_by_attempt"] == {1: 18}, "every scripted rollout answers on its first attempt"
+    assert stats["extra"]["rollouts_by_attempt"] == {"1": 18}, "every scripted rollout answers on its first attempt"
     assert stats["extra"]["mean_calls_per_trajectory"] == 2.0
     assert set(stats["extra"]["judge"]["per_dimension"]) == set(DIMENSIONS)
     rejected = {(r["stage"], r["reason"]) for r in _lines(out / "rejected.jsonl")}

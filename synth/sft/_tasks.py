@@ -1,9 +1,10 @@
 """Stage 3: tasks — chain-conditioned and server-only questions, augmentation, quality scores.
 
 Chain-conditioned tasks are written for one verified chain and must need every tool in it;
-server-only tasks need at least `k` of the server's tools. Each base task can be augmented:
-`diverse` (new context, same tools), `complicate` (more constraints), `persona` (rewritten in
-the voice of a persona from a small local file). A task in a different language than its
+server-only tasks need at least `k` of the server's tools. Either states the values its tools need
+from the user (`chain_inputs`): a request without an id or date its first calls take is sent back.
+Each base task can be augmented: `diverse` (new context, same tools), `complicate` (more
+constraints), `persona` (rewritten in the voice of a persona from a small local file). A task in a different language than its
 server is rejected, and every task is scored on question quality, scenario realism and
 tool-use necessity; only tasks at or above every per-score threshold are kept.
 
@@ -26,8 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_sdk import SamplingSettings, read_jsonl
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICT_WORDS, YES_NO, PromptExample, ReplyCheck, StructuredResult, VerdictReader, record_id, verdict_schema
-from synth.sft._docs import ServerDoc
 from synth.core.values import fits_parameter, key_values, parameter_kind
+from synth.sft._docs import ServerDoc
 from synth.sft._graph import ChainInput, chain_inputs, tool_lines
 
 Augmentation = Literal["none", "diverse", "complicate", "persona"]

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_servers import answer_in_output, normalize_answer
 
-__all__ = ["ISO_DATE", "STOPWORDS", "call_values", "fits_parameter", "key_values", "parameter_kind", "shared_cjk_spans", "unique_values", "whole_values"]
+__all__ = ["ISO_DATE", "STOPWORDS", "call_values", "fits_parameter", "key_values", "parameter_kind", "shared_cjk_spans", "unique_values", "whole_values", "without_id_word"]
 
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|(?<!\w)\'([^\'\n]+)\'(?!\w)|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.ASCII)
@@ -109,6 +109,11 @@ def parameter_kind(name: str) -> str | None:
     """"id" for a parameter named as an id or code (`order_id`, `station_code`), "date" for a date (`game_date`), else None."""
     key = name.casefold()
     return "id" if _ID_NAME.search(key) else "date" if _DATE_NAME.search(key) else None
+
+
+def without_id_word(name: str) -> str:
+    """A parameter's name for the value itself: `player_id` -> `player`, `station_code` -> `station`, `id` -> `name`."""
+    return _ID_NAME.sub("", name.casefold()) or "name"
 
 
 def whole_values(values: list[str]) -> list[str]:

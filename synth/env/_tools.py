@@ -21,7 +21,7 @@ from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec
 from synth.core import ReplyCheck, ask_structured, string_leaves
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
-from synth.core.values import call_values, fits_parameter, parameter_kind
+from synth.core.values import call_values, fits_parameter, parameter_kind, without_id_word
 from synth.env._table import (
     OtherInputs,
     TableRows,
@@ -144,6 +144,35 @@ def _ungrounded(doc: ToolDoc, values: list[str], sub: SubQuestion) -> tuple[str,
         f"{doc.name} requires {wanted}, but no value the agent has ({values[:12]}) is one; name each parameter for what "
         "its value is (a name, a place, a phrase), or leave it out"
     )
+
+
+def named_for_values(doc: ToolDoc, values: list[str]) -> ToolDoc:
+    """`doc` with each required id parameter that no value fits renamed for the values it can take:
+    `player_id` -> `player`, `id` -> `name`, when the agent has values but none is an id or a code.
+
+    Told "name each parameter for what its value is", the teacher kept `player_id` for "Kyle Kuzma" and
+    `id` for 看到的房源 (3 of 11 tool-stage losses of a session-15 slice run); the value is the lookup
+    key either way, and only the name says otherwise. A name another parameter already has is left alone.
+    """
+    properties = dict(doc.parameters.get("properties") or {})
+    required = list(doc.parameters.get("required") or [])
+    if not values:
+        return doc
+    renames = {}
+    for name in ungrounded_parameters(doc, values):
+        if parameter_kind(name) != "id":
+            continue
+        base = without_id_word(name)
+        if base not in properties and base not in renames.values() and any(fits_parameter(base, v) for v in values):
+            renames[name] = base
+    if not renames:
+        return doc
+    parameters = {
+        **doc.parameters,
+        "properties": {renames.get(k, k): v for k, v in properties.items()},
+        "required": [renames.get(k, k) for k in required],
+    }
+    return doc.model_copy(update={"parameters": parameters})
 
 
 def ungrounded_parameters(doc: ToolDoc, values: list[str]) -> list[str]:
@@ -314,7 +343,7 @@ async def write_code(
 async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQuestion, config: SynthConfig) -> SynthTool | Failure:
     """Document, scale, call and implement one sub-question's tool."""
     values = grounded_values(sample, sub)
-    check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer) or _ungrounded(r.tool, values, sub))
+    check = ReplyCheck(prompts.DOC_EXAMPLE, check=lambda r: doc_problem(r.tool, sub.answer) or _ungrounded(named_for_values(r.tool, values), values, sub))
     doc_reply = await ask_structured(
         model, prompts.tool_doc(sample, sub, model, values), DocReply, retries=config.retries,
         settings=config.sampling, check=check, schema=_schemas.doc_schema(values),
@@ -322,7 +351,7 @@ async def synthesize_tool(model: Any, sandbox: Any, sample: Sample, sub: SubQues
     if doc_reply.value is None:
         reason = check.reason(doc_reply)
         return Failure(reason=reason if reason == _UNGROUNDED else f"tool_doc_{reason}", detail=f"{sub.id}: {doc_reply.detail}")
-    doc = doc_reply.value.tool
+    doc = named_for_values(doc_reply.value.tool, values)
     arguments: dict[str, Any] = {}
     if doc.parameters.get("properties"):  # a tool without parameters has one call, and nothing to ask
         args_reply = await ask_structured(

@@ -16,7 +16,7 @@ from synth.core import VERDICTS
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
 from synth.core.values import call_values, fits_parameter, shared_cjk_spans
-from synth.env._tools import arguments_problem, grounded_values, ungrounded_parameters
+from synth.env._tools import arguments_problem, grounded_values, named_for_values, ungrounded_parameters
 from synth.env.records import Sample, SubQuestion, ToolDoc
 
 ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
@@ -251,6 +251,13 @@ def test_an_id_takes_a_code_and_a_date_takes_a_date():
     parameters = {"type": "object", "properties": {"game_id": {"type": "string"}, "venue": {"type": "string"}}, "required": ["game_id"]}
     doc = ToolDoc(name="get_final_score", description="The final score of a game.", parameters=parameters)
     assert ungrounded_parameters(doc, values) == ["game_id"], "no value the agent has is an id"
+    renamed = named_for_values(doc, values)
+    assert renamed.parameters["required"] == ["game"] and set(renamed.parameters["properties"]) == {"game", "venue"}
+    assert ungrounded_parameters(renamed, values) == [], "named for its value, the parameter takes the names the agent has"
+    assert named_for_values(doc, []) == doc, "with no value at all the tool must take none: the feedback says so"
+    taken = doc.model_copy(update={"parameters": {**parameters, "properties": {**parameters["properties"], "game": {"type": "string"}}}})
+    assert named_for_values(taken, values) == taken, "a name another parameter has is left alone"
+    assert named_for_values(doc, ["55891"]) == doc, "an id the agent has fits the id parameter as it is"
     problem = arguments_problem(doc, {"game_id": "TD Garden"}, values)
     assert problem is not None and "is not an id or a code" in problem
     assert _schemas.arguments_schema({"type": "object", "properties": {"game_date": {"type": "string"}}}, values)["properties"]["game_date"] == {

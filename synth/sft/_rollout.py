@@ -158,7 +158,11 @@ _INSTRUCTS = re.compile(
     re.IGNORECASE,
 )
 _NARRATES = re.compile(
-    r"\bthe result of calling\b|\b(?:used|called|calling|using) the\s+`?\w+`?\s+(?:function|tool)\b|\bthe (?:function|tool) (?:returns|returned)\b",
+    r"\bthe result (?:of|from) (?:calling )?(?:the )?`?\w+`? (?:function|tool)|\bthe result of calling\b|\b(?:used|called|calling|using) the\s+`?\w+`?\s+(?:function|tool)\b|\bthe (?:function|tool) (?:returns|returned)\b",
+    re.IGNORECASE,
+)
+_NEXT_STEP = re.compile(
+    r"^\W*(?:ok(?:ay)?|sure|好的|好)?\W*(?:接下来|下一步|然后我们|next,? (?:I|we)(?:'ll| will)|now,? (?:I|we)(?:'ll| will)|let me (?:now )?(?:check|look|search|find|query|get))",
     re.IGNORECASE,
 )
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
@@ -175,7 +179,9 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
     scored one 1.00 on a real environment. Nor does one that narrates the agent's own call ("This
     response is the result of calling the `get_transactions` function ..."): 2 of the 12 rows a
     session-11 teacher run exported did. Nor does one the token budget cut off (`finish_reason`
-    "length"): a session-13 teacher run exported an answer that stopped mid-sentence.
+    "length"): a session-13 teacher run exported an answer that stopped mid-sentence. Nor does one that
+    announces a next step and stops ("好的，接下来我们查询成都的天气预报。") or says it shows "the result from the
+    `find_station` function call": 2 of the 7 rows a session-15 teacher run exported, judged 0.90 and 0.92.
     """
     text = (answer or "").strip()
     if finish_reason == "length":
@@ -189,6 +195,8 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
         return "instructs_tool_use", f"the last assistant message tells the user how to call a tool instead of answering: {m.group(0)!r}"
     if m := _NARRATES.search(text):
         return "narrates_tool_call", f"the last assistant message tells the user about the agent's tool call instead of answering: {m.group(0)!r}"
+    if m := _NEXT_STEP.search(text):
+        return "announces_next_step", f"the last assistant message announces a step it never takes instead of answering: {m.group(0)!r}"
     return None
 
 

@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agent_sdk import ChatMessage, format_validation_error
 from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, ToolSpec, answer_in_output, normalize_answer
 from synth.core import ReplyCheck, ask_structured, string_leaves
+from synth.core.values import call_values, fits_parameter, parameter_kind, without_id_word
 from synth.env import _schemas, prompts
 from synth.env._code import check_code, render_module
-from synth.core.values import call_values, fits_parameter, parameter_kind, without_id_word
 from synth.env._table import (
     OtherInputs,
     TableRows,
@@ -154,10 +154,10 @@ def named_for_values(doc: ToolDoc, values: list[str]) -> ToolDoc:
     `id` for 看到的房源 (3 of 11 tool-stage losses of a session-15 slice run); the value is the lookup
     key either way, and only the name says otherwise. A name another parameter already has is left alone.
     """
-    properties = dict(doc.parameters.get("properties") or {})
-    required = list(doc.parameters.get("required") or [])
     if not values:
         return doc
+    properties = dict(doc.parameters.get("properties") or {})
+    required = list(doc.parameters.get("required") or [])
     renames = {}
     for name in ungrounded_parameters(doc, values):
         if parameter_kind(name) != "id":

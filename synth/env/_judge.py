@@ -40,6 +40,7 @@ from synth.env.records import (
     Scenario,
     Seed,
     SubQuestion,
+    attempt_id,
 )
 
 CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness", "coherence")
@@ -244,11 +245,16 @@ def scenario_of(subs: list[SubQuestion]) -> tuple[Scenario, list[SubQuestion]]:
     return dependency_scenario(subs), [q.model_copy(update={"parallel": per_level[level[q.id]] > 1}) for q in subs]
 
 
-async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Failure:
-    """Stage 1: the sample's main question, final answer and trace of sub-questions."""
+async def decompose(model: Any, seed: Seed, config: SynthConfig, attempt: int = 0) -> Sample | Failure:
+    """Stage 1: the sample's main question, final answer and trace of sub-questions.
+
+    Attempt `attempt` of the seed (`SynthConfig.seed_attempts`) takes draws `attempt * decompose_draws` onward,
+    so a later attempt never replays an earlier one's trace.
+    """
     check = ReplyCheck(prompts.DECOMPOSE_EXAMPLE, demonstration(seed.language).example, check=lambda d: trace_problem(d, seed))
     lo = seed.fewest_hops
-    for draw in range(config.decompose_draws):
+    first = attempt * config.decompose_draws
+    for draw in range(first, first + config.decompose_draws):
         settings = config.list_sampling()
         if draw:
             settings = settings.model_copy(update={"temperature": config.redraw_temperature, "seed": draw})
@@ -266,7 +272,7 @@ async def decompose(model: Any, seed: Seed, config: SynthConfig) -> Sample | Fai
     dropped = sorted({q.id for q in result.value.sub_questions} - {q.id for q in d.sub_questions})
     notes = [f"dropped {', '.join(dropped)}: known to the user or unused by the final answer"] if dropped else []
     return Sample(
-        id=seed.id, seed=seed, question=d.main_question.strip(), answer=d.final_answer.strip(), scenario=scenario, sub_questions=subs, notes=notes
+        id=attempt_id(seed.id, attempt), seed=seed, question=d.main_question.strip(), answer=d.final_answer.strip(), scenario=scenario, sub_questions=subs, notes=notes
     )  # fmt: skip
 
 

@@ -55,6 +55,13 @@ class SynthConfig(BaseModel):
         "the same flawed trace; a fresh draw is a different one.",
     )
     redraw_temperature: float = Field(default=0.8, gt=0, le=2, description="Temperature of the decomposition draws after the first.")
+    seed_attempts: int = Field(
+        default=2, ge=1, le=10,
+        description="Passes of a seed through the whole pipeline: when any stage rejects its sample (a judged check, a "
+        "tool that will not validate), the seed is decomposed afresh with the next `decompose_draws` draws and tried "
+        "again as `<seed id>-a1`, `-a2`, ... A session-15 teacher slice run lost 13 of its 19 decomposed rows after "
+        "decomposition, where no draw was left to try.",
+    )  # fmt: skip
     code_retries: int = Field(default=2, ge=0, le=10, description="Re-writes of tool code after a sandbox failure.")
     scale_complexity: bool = Field(default=True, description="Add optional parameters/enums to tool documents.")
     merge: bool = Field(default=True, description="Merge tools of sub-questions that share an intent.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from synth.env._merge import merge_tools
 from synth.env._seeds import make_seeds
 from synth.env._tools import synthesize_tools
 from synth.env.config import STAGES, SynthConfig
-from synth.env.records import EnvRecord, Failure, Sample, Seed
+from synth.env.records import EnvRecord, Failure, Sample, Seed, attempt_id
 
 __all__ = ["SynthResult", "load_seeds", "synthesize_envs"]
 
@@ -62,18 +62,29 @@ def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = 
 
 _JUDGING = frozenset({"necessity", "checks"})
 """Stages that judge rather than generate: they use the judge model."""
+_FINAL = frozenset({"benchmark_leak", "context_overflow"})
+"""Rejections another attempt cannot mend: the seed's own question leaks, or its prompt does not fit."""
 
 
 class _Run:
     def __init__(
-        self, out_dir: Path, model: MeteredModel, judge: MeteredModel, sandbox: Any, auditor: LeakAuditor | None, config: SynthConfig, stages: set[str]
+        self,
+        out_dir: Path,
+        model: MeteredModel,
+        judge: MeteredModel,
+        sandbox: Any,
+        auditor: LeakAuditor | None,
+        load_auditor: Callable[[], Awaitable[LeakAuditor]] | None,
+        config: SynthConfig,
+        stages: set[str],
     ) -> None:
         self.out = out_dir
         self.tokens: dict[str, StageTokens] = {}
         self.models = {name: StageMeter(judge if name in _JUDGING else model, name, self.tokens) for name in STAGES}
         self.sandbox = sandbox
         self.auditor = auditor
-        self.auditor_ready = anyio.Event()
+        self._load_auditor = load_auditor
+        self._auditor_lock = anyio.Lock()
         self._embedder: Any | None = None
         self._embedder_lock = anyio.Lock()
         self.config = config
@@ -95,6 +106,13 @@ class _Run:
         stage.accept(result)
         return stage.out.get(record_id)
 
+    async def leak_auditor(self) -> LeakAuditor | None:
+        """The benchmark leak auditor, loaded on first need (None when the audit is off)."""
+        async with self._auditor_lock:
+            if self.auditor is None and self._load_auditor is not None:
+                self.auditor = await self._load_auditor()
+            return self.auditor
+
     async def embedder(self) -> Any | None:
         """The sentence-transformers model of the duplicate-tool rule, loaded once (None when not installed)."""
         async with self._embedder_lock:
@@ -105,12 +123,31 @@ class _Run:
                     self._embedder = await anyio.to_thread.run_sync(load_embedder)
             return self._embedder
 
+    def attempt_ids(self, seed: Seed) -> list[str]:
+        """The record ids of every pass `seed` may take through the pipeline, in order."""
+        return [attempt_id(seed.id, a) for a in range(self.config.seed_attempts)]
+
     async def process(self, seed: Seed) -> dict[str, Any] | None:
+        """The seed's environment record: its attempts in turn, until one is assembled or one ends in a way no fresh
+        decomposition mends (`_retryable`)."""
+        for attempt, rid in enumerate(self.attempt_ids(seed)):
+            env = await self._attempt(seed, attempt, rid)
+            if env is not None or not self._retryable(rid):
+                return env
+        return None
+
+    def _retryable(self, rid: str) -> bool:
+        """Whether a stage rejected attempt `rid` for what its trace was, not because a stage was not selected in
+        this run, the endpoint failed or the seed cannot pass (`_FINAL`)."""
+        reasons = [r["reason"] for name in STAGES if (r := self.rejected.get(f"{name}:{rid}"))]
+        return bool(reasons) and not any(x in _FINAL or x.endswith("model_error") for x in reasons)
+
+    async def _attempt(self, seed: Seed, attempt: int, rid: str) -> dict[str, Any] | None:
         cfg = self.config
-        rec = await self._step("decompose", seed.id, partial(decompose, self.models["decompose"], seed, cfg))
+        rec = await self._step("decompose", rid, partial(decompose, self.models["decompose"], seed, cfg, attempt))
         if rec is None:
             return None
-        rec = await self._step("leak_audit", seed.id, partial(self._audit, Sample.model_validate(rec)))
+        rec = await self._step("leak_audit", rid, partial(self._audit, Sample.model_validate(rec)))
         if rec is None:
             return None
         sample = Sample.model_validate(rec)
@@ -120,11 +157,11 @@ class _Run:
             ("tools", partial(synthesize_tools, self.models["tools"], self.sandbox)),
             ("merge", partial(self._merge)),
         ):
-            rec = await self._step(name, seed.id, partial(fn, sample, cfg))
+            rec = await self._step(name, rid, partial(fn, sample, cfg))
             if rec is None:
                 return None
             sample = Sample.model_validate(rec)
-        return await self._step("assemble", seed.id, partial(self._assemble, sample))
+        return await self._step("assemble", rid, partial(self._assemble, sample))
 
     async def _merge(self, sample: Sample, cfg: SynthConfig) -> Sample | Failure:
         embedder = await self.embedder() if len(sample.tools or []) > 1 else None
@@ -135,11 +172,11 @@ class _Run:
         return await assemble(sample, self.sandbox, self.out, embedder)
 
     async def _audit(self, sample: Sample) -> Sample | Failure:
-        await self.auditor_ready.wait()
-        if self.auditor is None:
+        auditor = await self.leak_auditor()
+        if auditor is None:
             return sample
         for text in filter(None, [sample.question, sample.seed.question]):
-            hit = await self.auditor.check(text)
+            hit = await auditor.check(text)
             if hit is not None:
                 return Failure(
                     reason="benchmark_leak",
@@ -148,7 +185,7 @@ class _Run:
         return sample
 
     def compact(self, seeds: Sequence[Seed]) -> None:
-        order = [s.id for s in seeds]
+        order = [rid for s in seeds for rid in self.attempt_ids(s)]
         for stage in self.stages.values():
             if stage.out.path.exists():
                 stage.out.compact(order)
@@ -156,8 +193,9 @@ class _Run:
             self.rejected.compact([f"{name}:{i}" for i in order for name in STAGES])
 
 
-def _distributions(envs: list[EnvRecord], samples: list[dict[str, Any]]) -> dict[str, Any]:
+def _distributions(envs: list[EnvRecord], samples: list[dict[str, Any]], attempt_of: dict[str, int]) -> dict[str, Any]:
     return {
+        "envs_by_attempt": {str(k): v for k, v in sorted(Counter(attempt_of.get(e.id, 0) for e in envs).items())},
         "envs_by_scenario": dict(sorted(Counter(e.scenario for e in envs).items())),
         "envs_by_hops": {str(k): v for k, v in sorted(Counter(e.hops for e in envs).items())},
         "envs_by_tools": {str(k): v for k, v in sorted(Counter(e.tools for e in envs).items())},
@@ -233,23 +271,19 @@ async def synthesize_envs(
     if must_load:
         require_embedder()
 
+    async def load_auditor() -> LeakAuditor:
+        # keep the vectors in the machine-wide cache (keyed by content) so the next run reuses them
+        files = config.benchmark_files if config.benchmark_files is not None else default_benchmark_files()
+        return await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=cache_dir() / "embeddings")
+
     async def run_all(sb: Any) -> _Run:
-        run = _Run(out, metered, judge, sb, auditor, config, selected)
-
-        async def load_auditor() -> None:
-            # embedding the benchmarks takes minutes on a CPU: overlap it with the first LLM stages, and
-            # keep the vectors in the machine-wide cache (keyed by content) so the next run reuses them
-            files = config.benchmark_files if config.benchmark_files is not None else default_benchmark_files()
-            run.auditor = await LeakAuditor.load(files, threshold=config.leak_threshold, cache_dir=cache_dir() / "embeddings")
-            run.auditor_ready.set()
-
+        run = _Run(out, metered, judge, sb, auditor, load_auditor if must_load else None, config, selected)
         decomposed, audited = run.stages["decompose"], run.stages["leak_audit"]
         pending = [s for s in seeds if not audited.done(s.id) and not (decomposed.done(s.id) and s.id not in decomposed.out)]
         async with anyio.create_task_group() as tg:
             if must_load and pending:
-                tg.start_soon(load_auditor)
-            else:
-                run.auditor_ready.set()
+                # embedding the benchmarks takes minutes on a CPU: overlap it with the first LLM stages
+                tg.start_soon(run.leak_auditor)
             await map_ordered(seeds, run.process, limit=config.samples_in_flight, description="synth env", show_progress=show_progress)
         return run
 
@@ -267,6 +301,7 @@ async def synthesize_envs(
         leak_note = f"{len(a.texts)} benchmark questions from {len(set(a.sources))} files, threshold {a.threshold}"
     seed_store.compact([s.id for s in seeds])
     envs = [EnvRecord.model_validate(r) for r in run.stages["assemble"].out.records()]
+    attempt_of = {rid: a for s in seeds for a, rid in enumerate(run.attempt_ids(s))}
     stats = PipelineStats.finish(
         out / "stats.json",
         pipeline="synth.env",
@@ -277,6 +312,6 @@ async def synthesize_envs(
         input_records=len(seeds),
         input_errors=errors,
         outputs=len(envs),
-        extra={"leak_audit": leak_note, **_distributions(envs, run.stages["decompose"].out.records())},
+        extra={"leak_audit": leak_note, **_distributions(envs, run.stages["decompose"].out.records(), attempt_of)},
     )
     return SynthResult(out_dir=out, envs=envs, stats=stats)

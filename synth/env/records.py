@@ -25,6 +25,7 @@ __all__ = [
     "SubQuestion",
     "SynthTool",
     "ToolDoc",
+    "attempt_id",
 ]
 
 Mode = Literal["question", "corpus", "domain"]
@@ -55,6 +56,12 @@ class Seed(_Record):
     def fewest_hops(self) -> int:
         """The fewest sub-questions a trace of this seed may have: a given question may need one lookup only."""
         return 1 if self.mode == "question" else self.min_hops
+
+
+def attempt_id(seed_id: str, attempt: int) -> str:
+    """The id of a seed's `attempt`-th pass through the pipeline (`SynthConfig.seed_attempts`): the seed's own
+    id first, so a run with one attempt reads and writes what it always did."""
+    return seed_id if attempt == 0 else f"{seed_id}-a{attempt}"
 
 
 class SubQuestion(_Record):

@@ -142,7 +142,7 @@ async def test_report_renders_funnel_and_distribution_pngs(tmp_path, sandbox):
     good = Script().decompose[0]
     script = Script(decompose=[lambda messages: good if "Eiffel" in messages[1].content else "I would rather not."])
     result = await synthesize_envs(FunctionModel(script), tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, retries=0), sandbox=sandbox, show_progress=False)
-    assert len(result.envs) == 1 and result.stats.funnel[0].reasons == {"no_json": 1}
+    assert len(result.envs) == 1 and result.stats.funnel[0].reasons == {"no_json": 2}  # both attempts of the bad row
     paths = render_report(tmp_path / "out")
     assert [p.name for p in paths] == ["funnel.png", "distributions.png"]
     for p in paths:

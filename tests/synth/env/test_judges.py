@@ -32,8 +32,8 @@ async def run(tmp_path, script, sandbox, *, judge=None, rows=(ROW,), **cfg):
     inp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     model = FunctionModel(script)
     result = await synthesize_envs(
-        model, tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, **cfg), sandbox=sandbox, show_progress=False,
-        judge_model=judge,
+        model, tmp_path / "out", inputs=[inp], config=SynthConfig(leak_audit=False, **{"seed_attempts": 1, **cfg}), sandbox=sandbox,
+        show_progress=False, judge_model=judge,
     )
     return result, model
 

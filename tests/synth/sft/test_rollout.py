@@ -10,7 +10,7 @@ import pytest
 from agent_sdk import ChatMessage, FunctionModel, ModelResponse, ToolCall, Usage
 from mcp_servers import EmulatorConfig
 from synth.sft._docs import ServerDoc, ServerSource, ToolDoc
-from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, rollout, usable_rollout
+from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, plan_hint, rollout, usable_rollout
 from synth.sft._tasks import SynthTask
 
 SERVER = ServerDoc(
@@ -117,3 +117,28 @@ def test_a_rollout_without_a_usable_answer_is_played_again_a_little_hotter() -> 
     assert temperatures == [0.7, pytest.approx(0.8), pytest.approx(0.8)], "one request for the failed sample, two for the usable one"
     record, problem = anyio.run(play, config.model_copy(update={"attempts": 1}))
     assert problem is not None and problem[0] == "no_tool_calls" and record.attempt == 1, "one attempt keeps the old behaviour"
+
+
+def test_the_agent_is_told_the_tools_of_its_task_and_the_stored_row_is_not() -> None:
+    seen: list[str] = []
+
+    def agent(messages: list[ChatMessage], tools: object, settings: object) -> ModelResponse:
+        seen.append(messages[0].content or "")
+        return _agent_reply(messages, tools, settings)
+
+    chain_task = TASK.model_copy(update={"kind": "chain", "chain": ["search_flights", "book_flight"], "target_tools": ["search_flights", "book_flight"]})
+    assert "in this order: search_flights, book_flight" in plan_hint(chain_task)
+    assert plan_hint(TASK).startswith(" This request is answered with these tools: search_flights.")
+
+    async def play(config: RolloutConfig) -> object:
+        async with RolloutServers([SERVER], FunctionModel(_slow_backend), config) as servers:
+            return await rollout(FunctionModel(agent), servers, TASK, config)
+
+    config = RolloutConfig(emulator=EmulatorConfig(failure_rate=0.0))
+    record = anyio.run(play, config)
+    assert seen and all(s == config.system_prompt + plan_hint(TASK) for s in seen)
+    stored = record.openai_messages()
+    assert stored[0] == {"role": "system", "content": config.system_prompt} and record.trajectory.final_answer == "FL-7"
+    seen.clear()
+    record = anyio.run(play, config.model_copy(update={"plan_hint": False}))
+    assert seen and all(s == config.system_prompt for s in seen)

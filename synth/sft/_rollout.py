@@ -183,6 +183,11 @@ _NEXT_STEP = re.compile(
     r"^\W*(?:ok(?:ay)?|sure|好的|好)?\W*(?:接下来|下一步|然后我们|next,? (?:I|we)(?:'ll| will)|now,? (?:I|we)(?:'ll| will)|let me (?:now )?(?:check|look|search|find|query|get))",
     re.IGNORECASE,
 )
+_ASKS_USER = re.compile(
+    r"\b(?:please|kindly|could you|can you|would you)\b[^.?!\n]{0,40}?\b(?:provide|give|tell|share|specify|send|let me know)\b"
+    r"|请(?:您)?(?:提供|告诉|告知|确认|输入)",
+    re.IGNORECASE,
+)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
 
 
@@ -218,6 +223,21 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
     return None
 
 
+def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | None:
+    """`asks_user_midway` when the last message asks the user for something while tools the task was written
+    for were never called, else None.
+
+    Tasks state the values their chain needs from the user (`chain_inputs`), so what is left to ask for
+    is what a tool would have returned: a session-15 teacher row found one station, then asked the user
+    for "the station codes" `find_station` gives, and the judge passed it at 0.91.
+    """
+    m = _ASKS_USER.search(trajectory.final_answer or "")
+    uncalled = [t for t in task.target_tools if t not in {r.call.name for r in trajectory.tool_calls}]
+    if m and uncalled:
+        return "asks_user_midway", f"the last message asks the user ({m.group(0)!r}) before calling {uncalled}"
+    return None
+
+
 def rollout_problem(trajectory: Trajectory, tool_names: Sequence[str]) -> tuple[str, str] | None:
     """(reason code, detail) when a rollout is no usable conversation, else None: the model failed or the
     context overflowed, no tool was called, the turns ran out, or `final_answer_problem`."""
@@ -236,7 +256,7 @@ def rollout_problem(trajectory: Trajectory, tool_names: Sequence[str]) -> tuple[
 async def usable_rollout(
     model: Any, servers: RolloutServers, task: SynthTask, config: RolloutConfig, tool_names: Sequence[str]
 ) -> tuple[TrajectoryRecord, tuple[str, str] | None]:
-    """Play `task` up to `config.attempts` times until a rollout has no `rollout_problem`.
+    """Play `task` up to `config.attempts` times until a rollout has no `rollout_problem` and does not `stops_short`.
 
     Returns:
         The usable rollout and None, or the last one and its problem. A failed model or an
@@ -249,7 +269,7 @@ async def usable_rollout(
         # each attempt samples a little hotter: the same settings would replay the cached reply
         hotter = config.model_copy(update={"temperature": config.temperature + 0.1 * (attempt - 1)})
         record = (await rollout(model, servers, task, hotter)).model_copy(update={"attempt": attempt})
-        problem = rollout_problem(record.trajectory, tool_names)
+        problem = rollout_problem(record.trajectory, tool_names) or stops_short(record.trajectory, task)
         if problem is None or problem[0] in ("context_overflow", "model_error"):
             break
     return record, problem

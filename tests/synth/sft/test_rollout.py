@@ -7,10 +7,10 @@ import json
 import anyio
 import pytest
 
-from agent_sdk import ChatMessage, FunctionModel, ModelResponse, ToolCall, Usage
+from agent_sdk import ChatMessage, FunctionModel, ModelResponse, Step, ToolCall, ToolCallRecord, ToolResult, Trajectory, Usage
 from mcp_servers import EmulatorConfig
 from synth.sft._docs import ServerDoc, ServerSource, ToolDoc
-from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, plan_hint, rollout, usable_rollout
+from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, plan_hint, rollout, stops_short, usable_rollout
 from synth.sft._tasks import SynthTask
 
 SERVER = ServerDoc(
@@ -142,3 +142,23 @@ def test_the_agent_is_told_the_tools_of_its_task_and_the_stored_row_is_not() -> 
     seen.clear()
     record = anyio.run(play, config.model_copy(update={"plan_hint": False}))
     assert seen and all(s == config.system_prompt for s in seen)
+
+
+@pytest.mark.parametrize(
+    ("answer", "called", "code"),
+    [
+        ("I found Riverside station. Please provide the station codes for both stations.", ["search_flights"], "asks_user_midway"),
+        ("请提供您的账户号码，以便我查询。", ["search_flights"], "asks_user_midway"),
+        ("Flight FL-7 leaves at 9:40. Could you tell me which one to book?", ["search_flights", "book_flight"], None),
+        ("Flight FL-7 leaves Paris at 9:40 and is booked.", ["search_flights"], None),
+    ],
+)
+def test_an_answer_that_asks_the_user_before_the_tasks_tools_were_called_stops_short(answer: str, called: list[str], code: str | None) -> None:
+    task = TASK.model_copy(update={"target_tools": ["search_flights", "book_flight"]})
+    calls = [
+        ToolCallRecord(turn=1, call=ToolCall(id=f"c{i}", name=n, arguments={}), result=ToolResult(ok=True, text="{}", tool=n))
+        for i, n in enumerate(called)
+    ]
+    trajectory = Trajectory(task=task.question, steps=[Step(turn=1, message_index=1, calls=calls)], final_answer=answer, stop_reason="final_answer")
+    found = stops_short(trajectory, task)
+    assert (found[0] if found else None) == code

@@ -7,7 +7,7 @@ ask whether its task means something, each with a stable code:
 - `main_question_malformed`: the main question holds debris no user writes (a template slot,
   a cut-off mark such as `...` or `[truncated]`, an error message), or runs past 60 words;
 - `answer_malformed`: the main answer holds the seams of a list written as text (`97-89', '36 points'`),
-  an empty `{}` or `[]`, or the debris of `main_question_malformed`;
+  an empty `{}` or `[]`, or the debris of `main_question_malformed`, or stops mid-sentence ("... this makes");
 - `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
   no other sub-question uses) does not appear in it, normalized as verify matches answers. A yes
   or no leaf is exempt: "Is my checking account allowed?" -> "Yes" is stated as "your checking
@@ -113,6 +113,12 @@ _DEBRIS = re.compile(r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\
 _LIST_DEBRIS = re.compile(r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]|[.;!?]['"]\s+\w""")
 """The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"
 and "a final score of 159-135.' Kyle Kuzma (points: 26 ...)'"."""
+_CUT_OFF = re.compile(
+    r"\b(?:the|a|an|and|or|but|of|to|with|for|this|that|these|those|makes|make|is|are|was|were|which|in|at|on|by|as|from|than|so|because)\s*$",
+    re.IGNORECASE,
+)
+"""An answer that ends on a word no sentence ends on: the teacher stopped one mid-sentence ("... this makes"), and the
+environment built on it passed every check of a session-15 slice run."""
 _MAIN_MAX_WORDS = 60
 _LIST_SEPARATOR = re.compile(r"\s*[;；、，]\s*|,\s+")
 _JOINED_ASKS = re.compile(r"\b(and|as well as|plus)\b|和|及|与|，|、", re.IGNORECASE)
@@ -191,7 +197,7 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
             findings.append(MeaningFinding(code="hop_not_atomic", message=f"{sid} asks for two things at once and answers {parts}"))
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
-    elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer):
+    elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer) or _CUT_OFF.search(final_answer):
         findings.append(MeaningFinding(code="answer_malformed", message=f"the final answer holds {debris.group(0)!r}, which no answer to a user holds"))
     used = {d for _, _, _, deps in subs for d in deps}
     missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and left_out(answer, final_answer)]

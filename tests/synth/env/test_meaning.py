@@ -268,3 +268,9 @@ def test_a_value_with_a_trailing_period_is_a_value_and_a_verb_makes_a_sentence()
     for sentence in ("Alem Kebede's ID is not known", "The mop was delivered."):
         problem = composition_problem("Which medication and dose is on my refill?", f"Your refill: {sentence}", subs(sentence))
         assert problem is not None and problem[0] == "answer_not_value", sentence
+
+
+def test_a_final_answer_that_stops_mid_sentence_is_malformed():
+    env = planted(task={"answer": "Train G102 leaves from Platform 7, which makes"})
+    assert [f.code for f in meaning_findings(env.spec)] == ["answer_malformed"]
+    assert meaning_findings(planted(task={"answer": "Train G102 leaves from Platform 7 and is on time."}).spec) == []

@@ -7,7 +7,8 @@ ask whether its task means something, each with a stable code:
 - `main_question_malformed`: the main question holds debris no user writes (a template slot,
   a cut-off mark such as `...` or `[truncated]`, an error message), or runs past 60 words;
 - `answer_malformed`: the main answer holds the seams of a list written as text (`97-89', '36 points'`),
-  an empty `{}` or `[]`, or the debris of `main_question_malformed`, or stops mid-sentence ("... this makes");
+  an empty `{}` or `[]`, or the debris of `main_question_malformed`, or stops mid-sentence ("... this makes", or
+  a long answer with no closing mark: the 200-character cap of the decomposition schema);
 - `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
   no other sub-question uses) does not appear in it, normalized as verify matches answers. A yes
   or no leaf is exempt: "Is my checking account allowed?" -> "Yes" is stated as "your checking
@@ -119,6 +120,19 @@ _CUT_OFF = re.compile(
 )
 """An answer that ends on a word no sentence ends on: the teacher stopped one mid-sentence ("... this makes"), and the
 environment built on it passed every check of a session-15 slice run."""
+_ENDS_SENTENCE = re.compile(r"""[.!?。！？…)\]"'”’%\d]\s*$""")
+
+
+def _cut_off(answer: str) -> re.Match[str] | None:
+    """Where `answer` stops mid-sentence: on a word no sentence ends on, or, past 150 characters (60 Chinese ones), on
+    no closing mark at all. The decomposition schema caps a final answer at 200 characters, and a session-16
+    teacher answer ran into it ("... if there are no restrictions and your De"); a short list of values needs no
+    full stop ("Tobi Adeyemi 21.4 points per game, Marek Lindqvist 17.8 points per game")."""
+    if m := _CUT_OFF.search(answer):
+        return m
+    long = len(answer) >= 150 or cjk_chars(answer) >= 60
+    return re.search(r"\S{1,20}\s*$", answer) if long and not _ENDS_SENTENCE.search(answer) else None
+
 _MAIN_MAX_WORDS = 60
 _LIST_SEPARATOR = re.compile(r"\s*[;；、，]\s*|,\s+")
 _JOINED_ASKS = re.compile(r"\b(and|as well as|plus)\b|和|及|与|，|、", re.IGNORECASE)
@@ -197,7 +211,7 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
             findings.append(MeaningFinding(code="hop_not_atomic", message=f"{sid} asks for two things at once and answers {parts}"))
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
-    elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer) or _CUT_OFF.search(final_answer):
+    elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer) or _cut_off(final_answer):
         findings.append(MeaningFinding(code="answer_malformed", message=f"the final answer holds {debris.group(0)!r}, which no answer to a user holds"))
     used = {d for _, _, _, deps in subs for d in deps}
     missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and left_out(answer, final_answer)]

@@ -274,3 +274,10 @@ def test_a_final_answer_that_stops_mid_sentence_is_malformed():
     env = planted(task={"answer": "Train G102 leaves from Platform 7, which makes"})
     assert [f.code for f in meaning_findings(env.spec)] == ["answer_malformed"]
     assert meaning_findings(planted(task={"answer": "Train G102 leaves from Platform 7 and is on time."}).spec) == []
+
+
+def test_a_long_final_answer_without_a_closing_mark_was_cut_off():
+    cut = "Train G102 leaves from Platform 7 at 07:28 and you can board it as soon as the doors open; seats are not reserved, " \
+          "so arrive early if there are no delays and your De"
+    assert [f.code for f in meaning_findings(planted(task={"answer": cut}).spec)] == ["answer_malformed"]
+    assert meaning_findings(planted(task={"answer": "G102 from Platform 7"}).spec) == [], "a short answer needs no full stop"

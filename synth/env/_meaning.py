@@ -354,7 +354,7 @@ _FEEDBACK = {
     "answer_adds_value": "final_answer states only the values the sub-questions found (and those the main question gives)",
     "answer_given": "a sub-question asks only for what a tool must look up; a value the main question states goes into the text of the sub-questions that need it",
     "hop_not_atomic": "each sub-question asks for one fact with one value; split a sub-question that asks for two",
-    "answer_malformed": "final_answer is one sentence stating the values, not a list of quoted values",
+    "answer_malformed": "final_answer is one short, whole sentence stating the values, not a list of quoted values",
     "hop_value_unknown": "a sub-question is looked up with a value the user gave (write it into main_question) or one an earlier sub-question finds (write {q1} where it goes)",
 }
 

@@ -85,6 +85,9 @@ class Finding(BaseModel):
 _NUMBER_GROUPED = re.compile(r"\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", re.ASCII)
 _NUMBER_PLAIN = re.compile(r"\d+(?:\.\d+)?", re.ASCII)
 _SPACE = re.compile(r"\s+")
+_LOOSE_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uac00-\ud7af])\s+|\s+(?=[\u3000-\u9fff\uac00-\ud7af°%])")
+"""Spacing that carries no meaning: next to a CJK character ("2023 年 10 月" is "2023年10月") and before a degree or
+percent sign ("-5 °C"). The teacher spaced its Chinese answers one way and its final answer the other."""
 _GENERIC = frozenset({"yes", "no", "true", "false", "none", "null", "0", "1", "ok", "n/a", "na", "unknown", "error"})
 
 
@@ -100,7 +103,7 @@ def _canonical_number(match: re.Match[str]) -> str:
 def _normalize(text: str, numbers: re.Pattern[str]) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = numbers.sub(_canonical_number, text)
-    return _SPACE.sub(" ", text).strip()
+    return _LOOSE_SPACE.sub("", _SPACE.sub(" ", text)).strip()
 
 
 def normalize_answer(text: str) -> str:

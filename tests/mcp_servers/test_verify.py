@@ -50,6 +50,9 @@ def test_normalization_folds_case_space_and_numbers() -> None:
     assert normalize_answer("3.0") == normalize_answer("3") == "3"
     assert normalize_answer("  Light\n\tRAIN ") == "light rain"
     assert normalize_answer("ＣＡＤ　８６７．００") == "cad 867"
+    assert normalize_answer("2023 年 10 月 10 日") == normalize_answer("2023年10月10日") == "2023年10月10日"
+    assert normalize_answer("-5 °C") == normalize_answer("-5°C") and normalize_answer("45 %") == "45%"
+    assert normalize_answer("A-56432 和 B-78901") == "a-56432和b-78901" and normalize_answer("light rain") == "light rain"
 
 
 def test_containment_respects_number_and_word_boundaries() -> None:

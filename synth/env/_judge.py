@@ -150,6 +150,7 @@ def fill_references(d: Decomposition) -> Decomposition:
     check still asks whether it needs what it lost. A text that holds an earlier answer ("When will
     order 55891 arrive?" after q1 = "55891") takes it from that sub-question whether or not it was
     declared. A reference to an unknown or a later id is left as written, so the trace check names it.
+    The final answer's references are filled in too: the teacher wrote "{q2}" there as in the questions.
     """
     answers = {q.id: q.answer for q in d.sub_questions}
     order = {q.id: i for i, q in enumerate(d.sub_questions)}
@@ -160,7 +161,8 @@ def fill_references(d: Decomposition) -> Decomposition:
         depends = [x for x in dict.fromkeys([*q.depends_on, *refs]) if x not in answers or answer_in_output(answers[x], text)]
         carried = [x for x in order if order[x] < order[q.id] and x not in depends and _carries(answers[x], text, d.main_question)]
         subs.append(q.model_copy(update={"question": text, "depends_on": [*carried, *depends]}))
-    return d.model_copy(update={"sub_questions": subs})
+    final = _REFERENCE.sub(lambda m: answers.get(m.group(1), m.group(0)), d.final_answer)
+    return d.model_copy(update={"sub_questions": subs, "final_answer": final})
 
 
 def _carries(answer: str, text: str, main_question: str) -> bool:

@@ -281,3 +281,14 @@ def test_a_long_final_answer_without_a_closing_mark_was_cut_off():
           "so arrive early if there are no delays and your De"
     assert [f.code for f in meaning_findings(planted(task={"answer": cut}).spec)] == ["answer_malformed"]
     assert meaning_findings(planted(task={"answer": "G102 from Platform 7"}).spec) == [], "a short answer needs no full stop"
+
+
+def test_a_reference_in_the_final_answer_is_filled_in():
+    from synth.env._judge import repair
+
+    seed = Seed(id="s-1", mode="corpus", domain="ecommerce", language="en", knowledge_corpus=ROW, min_hops=2, max_hops=4, ref="t:1")
+    trace = _trace(("q1", "What is the most recent order of alex.rivera@example.com?", "W7781", []),
+                   ("q2", "What is the tracking number of order {q1}?", "1Z999AA10123456784", ["q1"]),
+                   answer="Your order {q1} has tracking number {q2}.", main=_TOLD)  # fmt: skip
+    assert trace_problem(trace, seed) is None
+    assert repair(trace, seed).final_answer == "Your order W7781 has tracking number 1Z999AA10123456784."

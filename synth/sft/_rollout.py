@@ -188,7 +188,8 @@ _ASKS_USER = re.compile(
     r"|请(?:您)?(?:提供|告诉|告知|确认|输入)",
     re.IGNORECASE,
 )
-_CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>')
+_CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
+"""A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
 
 
 def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finish_reason: str | None = None) -> tuple[str, str] | None:

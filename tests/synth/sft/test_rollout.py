@@ -68,6 +68,7 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
         ('{{"name": "get_flight_details", "arguments": {"flight_id": "1234567890"}}', "unparsed_tool_call"),
         ('query_city("北京")  <tool_response> {"city_id": "101040100"} </tool_response>', "unparsed_tool_call"),
         ("search_flights(origin='SFO', destination='JFK')", "unparsed_tool_call"),
+        ("<tools>  </tools>  The standard adult dose of aspirin is 300mg.", "unparsed_tool_call"),
         ("To find the cheapest car, you can use the `search_cars` function with the following arguments: ```json {}```", "instructs_tool_use"),
         ("You should call the book_flight tool with your passport name.", "instructs_tool_use"),
         ("This response is the result of calling the `get_transactions` function with the arguments `account_id=\"12345\"`.", "narrates_tool_call"),

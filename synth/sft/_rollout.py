@@ -180,7 +180,7 @@ _NARRATES = re.compile(
     re.IGNORECASE,
 )
 _NEXT_STEP = re.compile(
-    r"^\W*(?:ok(?:ay)?|sure|好的|好)?\W*(?:接下来|下一步|然后我们|next,? (?:I|we)(?:'ll| will)|now,? (?:I|we)(?:'ll| will)|let me (?:now )?(?:check|look|search|find|query|get))",
+    r"^\W*(?:ok(?:ay)?|sure|好的|好)?\W*(?:接下来|下一步|然后我们|next,? (?:I|we)(?:'ll| will)|now,? (?:I|we)(?:'ll| will)|let me (?:now )?(?:check|look|search|find|query|get|try))",
     re.IGNORECASE,
 )
 _ASKS_USER = re.compile(
@@ -188,6 +188,9 @@ _ASKS_USER = re.compile(
     r"|请(?:您)?(?:提供|告诉|告知|确认|输入)",
     re.IGNORECASE,
 )
+_LABEL_ONLY = re.compile(r"^[\W_]*[^\W\d_][\w ]{0,20}:[\W_]*$")
+"""A heading with nothing under it: a session-16 teacher row ended on "**Result:**" and was judged 0.92."""
+_ECHOES_ERROR = re.compile(r"^\W*error\b", re.IGNORECASE)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
 """A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
 
@@ -206,11 +209,15 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
     "length"): a session-13 teacher run exported an answer that stopped mid-sentence. Nor does one that
     announces a next step and stops ("好的，接下来我们查询成都的天气预报。") or says it shows "the result from the
     `find_station` function call": 2 of the 7 rows a session-15 teacher run exported, judged 0.90 and 0.92.
+    Nor, from the 8 a session-16 run exported (judged 0.70-0.92), does a bare heading ("**Result:**"), "Let me
+    try again.", a tool error repeated as the answer ("Error: Error: request to ... timed out"), or a list of
+    the calls made ("1. **search_city**: ...").
     """
     text = (answer or "").strip()
     if finish_reason == "length":
         return "answer_cut_off", f"the last assistant message ran out of tokens: ...{text[-160:]!r}"
-    if len(re.findall(r"[^\W\d_]", _MARKUP.sub("", text))) < 2:  # nothing, or only "<json>", "```"
+    bare = _MARKUP.sub("", text)
+    if len(re.findall(r"[^\W\d_]", bare)) < 2 or _LABEL_ONLY.match(bare):  # nothing, "<json>", "```", "**Result:**"
         return "empty_final_answer", f"the last assistant message says nothing: {text[:80]!r}"
     called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\s*\(", text)]
     if _CALL_AS_TEXT.search(text) or called:
@@ -221,6 +228,10 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
         return "narrates_tool_call", f"the last assistant message tells the user about the agent's tool call instead of answering: {m.group(0)!r}"
     if m := _NEXT_STEP.search(text):
         return "announces_next_step", f"the last assistant message announces a step it never takes instead of answering: {m.group(0)!r}"
+    if _ECHOES_ERROR.search(text):
+        return "echoes_error", f"the last assistant message repeats a tool error instead of telling the user what could not be done: {text[:160]!r}"
+    if listed := [n for n in tool_names if re.search(rf"(?:\*\*|`){re.escape(n)}(?:\*\*|`)|\b{re.escape(n)}\s*:", text)]:
+        return "narrates_tool_call", f"the last assistant message lists the agent's calls ({listed}) instead of answering"
     return None
 
 

@@ -58,10 +58,11 @@ class RolloutConfig(BaseModel):
         "right after an injected timeout in 7 of 18 judged rollouts of a session-14 run.",
     )
     plan_hint: bool = Field(
-        default=True,
+        default=False,
         description="Tell the agent, during the rollout only, which tools the task was written for (`plan_hint`); the "
-        "stored conversation opens with `system_prompt` alone, so the row teaches planning without the hint. The "
-        "teacher as agent fell below the judge's bar on call planning in 47 of 53 judged rollouts of a session-15 run.",
+        "stored conversation opens with `system_prompt` alone, so the row teaches planning without the hint. Off by "
+        "default: with it the teacher as agent still fell below the judge's planning bar in 42 of 49 judged rollouts "
+        "(47 of 53 without, session 15), and it called the whole chain at once with made-up ids.",
     )
 
 
@@ -190,6 +191,8 @@ _ASKS_USER = re.compile(
 )
 _LABEL_ONLY = re.compile(r"^[\W_]*[^\W\d_][\w ]{0,20}:[\W_]*$")
 """A heading with nothing under it: a session-16 teacher row ended on "**Result:**" and was judged 0.92."""
+_TAG_DEBRIS = re.compile(r"</?(?:final_answer|response|answer|result)>", re.IGNORECASE)
+"""Tags of a template the model wrote around its answer ("<final_answer> ... </final_answer> </response>")."""
 _ECHOES_ERROR = re.compile(r"^\W*error\b", re.IGNORECASE)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
 """A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
@@ -222,6 +225,8 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
     called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\s*\(", text)]
     if _CALL_AS_TEXT.search(text) or called:
         return "unparsed_tool_call", f"the last assistant message is a tool call written as text: {text[:200]!r}"
+    if m := _TAG_DEBRIS.search(text):
+        return "markup_debris", f"the last assistant message holds template tags no answer to a user holds: {m.group(0)!r}"
     if m := _INSTRUCTS.search(text):
         return "instructs_tool_use", f"the last assistant message tells the user how to call a tool instead of answering: {m.group(0)!r}"
     if m := _NARRATES.search(text):

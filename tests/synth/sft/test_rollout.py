@@ -83,6 +83,7 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
         ("Error: Error: request to tianqi_service.get_air_quality timed out after 15s (upstream did not respond).", "echoes_error"),
         ("1. **search_flights**: - **origin**: SFO 2. **book_flight**: - **seat**: 14C", "narrates_tool_call"),
         ("Result: FL-1 leaves SFO at 09:05.", None),
+        ("FL-1 leaves at 09:05. <final_answer> FL-1 leaves at 09:05. </final_answer> </response>", "markup_debris"),
         ("Next Tuesday's train G11 leaves at 08:15.", None),
         ("FL-1 leaves SFO at 09:05 and costs $120; I booked seat 14C for you.", None),
         ("I called the airline's desk: FL-1 is on time.", None),
@@ -140,7 +141,7 @@ def test_the_agent_is_told_the_tools_of_its_task_and_the_stored_row_is_not() -> 
         async with RolloutServers([SERVER], FunctionModel(_slow_backend), config) as servers:
             return await rollout(FunctionModel(agent), servers, TASK, config)
 
-    config = RolloutConfig(emulator=EmulatorConfig(failure_rate=0.0))
+    config = RolloutConfig(plan_hint=True, emulator=EmulatorConfig(failure_rate=0.0))
     record = anyio.run(play, config)
     assert seen and all(s == config.system_prompt + plan_hint(TASK) for s in seen)
     stored = record.openai_messages()

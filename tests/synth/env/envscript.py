@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from agent_sdk import ChatMessage
+from agent_sdk import ChatMessage, read_jsonl
 
 LANDMARK_ROWS = json.dumps({"rows": [
     {"key": ["colosseum"], "value": "Rome", "details": "Italy"},
@@ -164,3 +165,18 @@ class Script:
 
 class Crash(BaseException):
     """Simulates the process dying mid-run (not an Exception, so nothing catches it)."""
+
+
+QUESTION_ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
+
+
+def write_rows(path: Path, *rows: dict) -> Path:
+    """`rows` written to `path` as JSONL."""
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def rejected(out: Path) -> list[dict]:
+    """The records of a run's `rejected.jsonl` (none when nothing was rejected)."""
+    p = out / "rejected.jsonl"
+    return read_jsonl(p).values if p.exists() else []

@@ -2,29 +2,23 @@
 corpus chunking, the one answer rule, and context_overflow as a terminal, counted rejection."""
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
-from envscript import Script
+from envscript import Script, rejected
 from envscript import rows as table_rows
 
 import agent_sdk
-from agent_sdk import FunctionModel, read_jsonl
+from agent_sdk import FunctionModel
 from mcp_servers import load_env
 from synth.core import VERDICTS
+from synth.core.values import call_values, fits_parameter, shared_cjk_spans
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
-from synth.core.values import call_values, fits_parameter, shared_cjk_spans
 from synth.env._tools import arguments_problem, grounded_values, named_for_values, ungrounded_parameters
 from synth.env.records import Sample, SubQuestion, ToolDoc
 
 ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
-
-
-def rejected(out: Path) -> list[dict]:
-    p = out / "rejected.jsonl"
-    return read_jsonl(p).values if p.exists() else []
 
 
 async def run(tmp_path, script, sandbox, *, judge=None, rows=(ROW,), **cfg):

@@ -39,6 +39,8 @@ class Agent:
         max_turns: limit on model requests per episode.
         max_tokens_budget: stop before a request once prompt + completion tokens reach this.
         settings: sampling settings for every request.
+        parallel_tool_calls: run every call of a reply (default), or only its first, the others
+            dropped from the conversation (OpenAI's `parallel_tool_calls=false`, for any backend).
     """
 
     model: ChatModel
@@ -48,6 +50,7 @@ class Agent:
     max_turns: int = 32
     max_tokens_budget: int | None = None
     settings: SamplingSettings | None = None
+    parallel_tool_calls: bool = True
 
     def __post_init__(self) -> None:
         if self.max_turns < 1:
@@ -69,6 +72,7 @@ class Agent:
             max_tokens_budget=self.max_tokens_budget,
             settings=self.settings,
             metadata=metadata,
+            parallel_tool_calls=self.parallel_tool_calls,
         )
         if self.toolbox.is_open:
             return await episode()

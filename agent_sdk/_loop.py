@@ -14,7 +14,7 @@ from agent_sdk._tool_source import ToolResult, ToolSource
 from agent_sdk._trajectory import Step, StopReason, ToolCallRecord, Trajectory
 from agent_sdk.exceptions import ModelError
 
-__all__ = ["run_episode"]
+__all__ = ["first_call_only", "run_episode"]
 
 
 async def run_episode(
@@ -27,11 +27,13 @@ async def run_episode(
     max_tokens_budget: int | None,
     settings: SamplingSettings | None,
     metadata: Mapping[str, Any] | None = None,
+    parallel_tool_calls: bool = True,
 ) -> Trajectory:
     """Play one episode on an open tool source and return its trajectory.
 
     Tool failures become error observations; a `ModelError` ends the episode with
-    `stop_reason="model_error"`; cancellation propagates.
+    `stop_reason="model_error"`; cancellation propagates. With `parallel_tool_calls` false a
+    reply's first call runs and the others are dropped from the message (`first_call_only`).
     """
     started = time.perf_counter()
     messages: list[ChatMessage] = []
@@ -57,13 +59,16 @@ async def run_episode(
         message = response.message
         if message.role != "assistant":
             message = message.model_copy(update={"role": "assistant"})
+        tokens = response.tokens
+        if not parallel_tool_calls and len(message.tool_calls) > 1:
+            message, tokens = first_call_only(message), None  # the sampled tokens hold the dropped calls too
         step = Step(
             turn=turn,
             message_index=len(messages),
             usage=response.usage,
             finish_reason=response.finish_reason,
             model_latency_s=time.perf_counter() - requested,
-            tokens=response.tokens,
+            tokens=tokens,
         )
         messages.append(message)
         usage = usage + response.usage
@@ -84,6 +89,15 @@ async def run_episode(
     trajectory.stop_reason = stop
     trajectory.wall_s = time.perf_counter() - started
     return trajectory
+
+
+def first_call_only(message: ChatMessage) -> ChatMessage:
+    """`message` with its first tool call alone, as OpenAI's `parallel_tool_calls=false` answers.
+
+    A later call of one reply cannot use what an earlier one returns: a small model that writes a whole
+    chain at once fills the later calls' ids in itself. Run one at a time, it reads each result first.
+    """
+    return message.model_copy(update={"tool_calls": message.tool_calls[:1]})
 
 
 async def _call_tools(

@@ -71,6 +71,22 @@ async def test_parallel_calls_of_one_turn_run_concurrently(helpers):
     assert [m.tool_call_id for m in trajectory.messages if m.role == "tool"] == ["a", "b"]
 
 
+async def test_without_parallel_tool_calls_a_reply_runs_its_first_call_only(helpers):
+    def script(messages, tools, settings):
+        if messages[-1].role == "user":  # a whole chain at once, the second call's id made up
+            return helpers.calls(helpers.call("add", "c1", k=2), helpers.call("add", "c2", k=5))
+        if sum(m.role == "tool" for m in messages) == 1:
+            return helpers.calls(helpers.call("add", "c3", k=3))
+        return f"total is {messages[-1].content}"
+
+    agent = Agent(FunctionModel(script), Toolbox(_counter_server(helpers)), parallel_tool_calls=False)
+    trajectory = await agent.run("add 2, then 3")
+    assert [r.call.id for r in trajectory.tool_calls] == ["c1", "c3"]
+    assert [len(m.tool_calls) for m in trajectory.messages if m.role == "assistant"] == [1, 1, 0]
+    assert [m.tool_call_id for m in trajectory.messages if m.role == "tool"] == ["c1", "c3"]
+    assert trajectory.final_answer == 'total is {"total": 5}'
+
+
 async def test_stops_at_max_turns(helpers):
     def script(messages, tools, settings):
         return helpers.calls(helpers.call("add", f"c{len(messages)}"))

@@ -14,7 +14,6 @@ Full multi-turn trajectories are kept, never split into single steps.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from typing import Any
@@ -25,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox, Trajectory
 from mcp_servers import Binding, EmulatedTool, EmulatorConfig, EnvServer, Sandbox, SandboxConfig, ToolEmulator, load_env
+from synth.sft._answer_shape import ASKS_USER, final_answer_problem
 from synth.sft._docs import ServerDoc
 from synth.sft._ingest import mcp_target
 from synth.sft._tasks import SynthTask
@@ -56,6 +56,12 @@ class RolloutConfig(BaseModel):
         ),
         description="The agent's instructions. The teacher, told only to 'retry or work around errors', answered "
         "right after an injected timeout in 7 of 18 judged rollouts of a session-14 run.",
+    )
+    parallel_tool_calls: bool = Field(
+        default=False,
+        description="Run every call of an agent reply; off, the first runs and the others are dropped from the row "
+        "(`agent_sdk.Agent.parallel_tool_calls`). Off by default: the teacher as agent wrote whole chains in one reply, "
+        "the later calls' ids made up (`get_refill_status(refill_id='12345')` beside the refill that returns one).",
     )
     plan_hint: bool = Field(
         default=False,
@@ -170,76 +176,6 @@ def call_limit_s(backend: str, config: RolloutConfig) -> float:
     return config.tool_timeout_s
 
 
-_MARKUP = re.compile(r"```\w*|<[^<>]{0,40}>")
-_INSTRUCTS = re.compile(
-    r"\b(?:you|we) (?:can|could|should|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b(?:function|tool|command|endpoint)s?\b"
-    r"|\bthe following (?:JSON|arguments|parameters)\b|```json",
-    re.IGNORECASE,
-)
-_NARRATES = re.compile(
-    r"\bthe result (?:of|from) (?:calling )?(?:the )?`?\w+`? (?:function|tool)|\bthe result of calling\b|\b(?:used|called|calling|using) the\s+`?\w+`?\s+(?:function|tool)\b|\bthe (?:function|tool) (?:returns|returned)\b",
-    re.IGNORECASE,
-)
-_NEXT_STEP = re.compile(
-    r"^\W*(?:ok(?:ay)?|sure|好的|好)?\W*(?:接下来|下一步|然后我们|next,? (?:I|we)(?:'ll| will)|now,? (?:I|we)(?:'ll| will)|let me (?:now )?(?:check|look|search|find|query|get|try))",
-    re.IGNORECASE,
-)
-_ASKS_USER = re.compile(
-    r"\b(?:please|kindly|could you|can you|would you)\b[^.?!\n]{0,40}?\b(?:provide|give|tell|share|specify|send|let me know)\b"
-    r"|请(?:您)?(?:提供|告诉|告知|确认|输入)",
-    re.IGNORECASE,
-)
-_LABEL_ONLY = re.compile(r"^[\W_]*[^\W\d_][\w ]{0,20}:[\W_]*$")
-"""A heading with nothing under it: a session-16 teacher row ended on "**Result:**" and was judged 0.92."""
-_TAG_DEBRIS = re.compile(r"</?(?:final_answer|response|answer|result)>", re.IGNORECASE)
-"""Tags of a template the model wrote around its answer ("<final_answer> ... </final_answer> </response>")."""
-_ECHOES_ERROR = re.compile(r"^\W*error\b", re.IGNORECASE)
-_CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
-"""A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
-
-
-def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finish_reason: str | None = None) -> tuple[str, str] | None:
-    """(reason code, detail) when the last message is no answer to the user, else None.
-
-    The teacher as agent ended 10 of its first 23 accepted rollouts with a tool call written as text the
-    parser could not read (`{{"name": "get_flight_details", ...`, `query_city("北京") <tool_response>`)
-    or with nothing in words (empty, `<json>`, a bare code fence); the agent loop stops there
-    as on a final answer, and the judge passed two such with 0.86 and 0.79. An answer that
-    tells the user which function to call, with what JSON, answers nothing either: the judge
-    scored one 1.00 on a real environment. Nor does one that narrates the agent's own call ("This
-    response is the result of calling the `get_transactions` function ..."): 2 of the 12 rows a
-    session-11 teacher run exported did. Nor does one the token budget cut off (`finish_reason`
-    "length"): a session-13 teacher run exported an answer that stopped mid-sentence. Nor does one that
-    announces a next step and stops ("好的，接下来我们查询成都的天气预报。") or says it shows "the result from the
-    `find_station` function call": 2 of the 7 rows a session-15 teacher run exported, judged 0.90 and 0.92.
-    Nor, from the 8 a session-16 run exported (judged 0.70-0.92), does a bare heading ("**Result:**"), "Let me
-    try again.", a tool error repeated as the answer ("Error: Error: request to ... timed out"), or a list of
-    the calls made ("1. **search_city**: ...").
-    """
-    text = (answer or "").strip()
-    if finish_reason == "length":
-        return "answer_cut_off", f"the last assistant message ran out of tokens: ...{text[-160:]!r}"
-    bare = _MARKUP.sub("", text)
-    if len(re.findall(r"[^\W\d_]", bare)) < 2 or _LABEL_ONLY.match(bare):  # nothing, "<json>", "```", "**Result:**"
-        return "empty_final_answer", f"the last assistant message says nothing: {text[:80]!r}"
-    called = [n for n in tool_names if re.search(rf"\b{re.escape(n)}\s*\(", text)]
-    if _CALL_AS_TEXT.search(text) or called:
-        return "unparsed_tool_call", f"the last assistant message is a tool call written as text: {text[:200]!r}"
-    if m := _TAG_DEBRIS.search(text):
-        return "markup_debris", f"the last assistant message holds template tags no answer to a user holds: {m.group(0)!r}"
-    if m := _INSTRUCTS.search(text):
-        return "instructs_tool_use", f"the last assistant message tells the user how to call a tool instead of answering: {m.group(0)!r}"
-    if m := _NARRATES.search(text):
-        return "narrates_tool_call", f"the last assistant message tells the user about the agent's tool call instead of answering: {m.group(0)!r}"
-    if m := _NEXT_STEP.search(text):
-        return "announces_next_step", f"the last assistant message announces a step it never takes instead of answering: {m.group(0)!r}"
-    if _ECHOES_ERROR.search(text):
-        return "echoes_error", f"the last assistant message repeats a tool error instead of telling the user what could not be done: {text[:160]!r}"
-    if listed := [n for n in tool_names if re.search(rf"(?:\*\*|`){re.escape(n)}(?:\*\*|`)|\b{re.escape(n)}\s*:", text)]:
-        return "narrates_tool_call", f"the last assistant message lists the agent's calls ({listed}) instead of answering"
-    return None
-
-
 def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | None:
     """`asks_user_midway` when the last message asks the user for something while tools the task was written
     for were never called, else None.
@@ -248,7 +184,7 @@ def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | No
     is what a tool would have returned: a session-15 teacher row found one station, then asked the user
     for "the station codes" `find_station` gives, and the judge passed it at 0.91.
     """
-    m = _ASKS_USER.search(trajectory.final_answer or "")
+    m = ASKS_USER.search(trajectory.final_answer or "")
     uncalled = [t for t in task.target_tools if t not in {r.call.name for r in trajectory.tool_calls}]
     if m and uncalled:
         return "asks_user_midway", f"the last message asks the user ({m.group(0)!r}) before calling {uncalled}"
@@ -302,7 +238,10 @@ async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: 
     settings = SamplingSettings(temperature=config.temperature, max_tokens=config.max_tokens)
     hint = plan_hint(task) if config.plan_hint else ""
     async with Toolbox(target, timeout_s=call_limit_s(backend, config)) as toolbox:
-        agent = Agent(model, toolbox, system_prompt=config.system_prompt + hint, max_turns=config.max_turns, settings=settings)
+        agent = Agent(
+            model, toolbox, system_prompt=config.system_prompt + hint, max_turns=config.max_turns, settings=settings,
+            parallel_tool_calls=config.parallel_tool_calls,
+        )  # fmt: skip
         trajectory = await agent.run(task.question, metadata={"task_id": task.id, "server_id": task.server_id})
     if hint:
         # the row a student learns from carries no hint: it must plan the calls from the request alone

@@ -10,7 +10,8 @@ import pytest
 from agent_sdk import ChatMessage, FunctionModel, ModelResponse, Step, ToolCall, ToolCallRecord, ToolResult, Trajectory, Usage
 from mcp_servers import EmulatorConfig
 from synth.sft._docs import ServerDoc, ServerSource, ToolDoc
-from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, final_answer_problem, plan_hint, rollout, stops_short, usable_rollout
+from synth.sft._answer_shape import final_answer_problem
+from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, plan_hint, rollout, stops_short, usable_rollout
 from synth.sft._tasks import SynthTask
 
 SERVER = ServerDoc(
@@ -82,6 +83,9 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
         ("Let me try again. How can I assist you further?", "announces_next_step"),
         ("Error: Error: request to tianqi_service.get_air_quality timed out after 15s (upstream did not respond).", "echoes_error"),
         ("1. **search_flights**: - **origin**: SFO 2. **book_flight**: - **seat**: 14C", "narrates_tool_call"),
+        ("Let's proceed with the book_flight function call. Please provide the output from the book_flight function call.", "asks_for_tool_output"),
+        ("请提供 get_seat_availability 的返回结果。", "asks_for_tool_output"),
+        ("Please provide your passport name so I can book seat 14C.", None),
         ("Result: FL-1 leaves SFO at 09:05.", None),
         ("FL-1 leaves at 09:05. <final_answer> FL-1 leaves at 09:05. </final_answer> </response>", "markup_debris"),
         ("Next Tuesday's train G11 leaves at 08:15.", None),
@@ -124,6 +128,26 @@ def test_a_rollout_without_a_usable_answer_is_played_again_a_little_hotter() -> 
     assert temperatures == [0.7, pytest.approx(0.8), pytest.approx(0.8)], "one request for the failed sample, two for the usable one"
     record, problem = anyio.run(play, config.model_copy(update={"attempts": 1}))
     assert problem is not None and problem[0] == "no_tool_calls" and record.attempt == 1, "one attempt keeps the old behaviour"
+
+
+def test_a_rollout_runs_the_first_call_of_a_reply_and_the_row_holds_that_call_alone() -> None:
+    def agent(messages: list[ChatMessage], tools: object, settings: object) -> ModelResponse:
+        if any(m.role == "tool" for m in messages):
+            return ModelResponse(message=ChatMessage(role="assistant", content="FL-7"), usage=Usage(requests=1))
+        calls = [ToolCall(id="call_1", name="search_flights", arguments={"origin": "Paris"}),
+                 ToolCall(id="call_2", name="search_flights", arguments={"origin": "FL-12345"})]  # fmt: skip
+        return ModelResponse(message=ChatMessage(role="assistant", content="", tool_calls=calls), usage=Usage(requests=1))
+
+    async def play(config: RolloutConfig) -> object:
+        async with RolloutServers([SERVER], FunctionModel(_slow_backend), config) as servers:
+            return await rollout(FunctionModel(agent), servers, TASK, config)
+
+    config = RolloutConfig(emulator=EmulatorConfig(failure_rate=0.0))
+    record = anyio.run(play, config)
+    assert [r.call.id for r in record.trajectory.tool_calls] == ["call_1"]
+    assert [len(m.get("tool_calls", [])) for m in record.openai_messages() if m["role"] == "assistant"] == [1, 0]
+    record = anyio.run(play, config.model_copy(update={"parallel_tool_calls": True}))
+    assert [r.call.id for r in record.trajectory.tool_calls] == ["call_1", "call_2"]
 
 
 def test_the_agent_is_told_the_tools_of_its_task_and_the_stored_row_is_not() -> None:

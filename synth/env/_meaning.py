@@ -211,8 +211,10 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
             findings.append(MeaningFinding(code="hop_not_atomic", message=f"{sid} asks for two things at once and answers {parts}"))
     if slot := _TEMPLATE_SLOT.search(final_answer):
         findings.append(MeaningFinding(code="answer_not_value", message=f"the final answer holds the placeholder {slot.group(0)!r}, not a value"))
-    elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer) or _cut_off(final_answer):
+    elif debris := _LIST_DEBRIS.search(final_answer) or _DEBRIS.search(final_answer):
         findings.append(MeaningFinding(code="answer_malformed", message=f"the final answer holds {debris.group(0)!r}, which no answer to a user holds"))
+    elif cut := _cut_off(final_answer):
+        findings.append(MeaningFinding(code="answer_malformed", message=f"the final answer stops mid-sentence at {cut.group(0).strip()!r}"))
     used = {d for _, _, _, deps in subs for d in deps}
     missing = [(sid, answer) for sid, _, answer, _ in subs if sid not in used and left_out(answer, final_answer)]
     if missing:

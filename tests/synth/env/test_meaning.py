@@ -272,7 +272,7 @@ def test_a_value_with_a_trailing_period_is_a_value_and_a_verb_makes_a_sentence()
 
 def test_a_final_answer_that_stops_mid_sentence_is_malformed():
     env = planted(task={"answer": "Train G102 leaves from Platform 7, which makes"})
-    assert [f.code for f in meaning_findings(env.spec)] == ["answer_malformed"]
+    assert [(f.code, f.message) for f in meaning_findings(env.spec)] == [("answer_malformed", "the final answer stops mid-sentence at 'makes'")]
     assert meaning_findings(planted(task={"answer": "Train G102 leaves from Platform 7 and is on time."}).spec) == []
 
 

@@ -19,7 +19,10 @@ messages and both shown to the judge and applied to its verdict (`_judge`):
   `sold_out`, `rejected`, `unavailable`, ...; `available: false`, `is_open: false`, ...) while the
   final answer says nothing negative at all: the teacher judge rated "Good news, the 19:00 showing
   still has seats" above "Sorry, it is sold out" for a result saying `sold_out` (2 of 4 planted
-  unfaithful twins), and no negation in the answer cannot report a refusal.
+  unfaithful twins), and no negation in the answer cannot report a refusal;
+- `answer_problem`: the last message answers nobody (`_answer_shape.final_answer_problem`: a bare heading,
+  a repeated tool error, a request for a tool's output, ...): a session-16 teacher run exported 8 rows, each
+  judged 0.70-0.92, and none of them answered the user.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from mcp_servers import answer_in_output
 from synth.core import string_leaves
+from synth.sft._answer_shape import final_answer_problem
 
 __all__ = ["Grounding", "final_answer_text", "grounding"]
 
@@ -73,6 +77,7 @@ class Grounding(BaseModel):
     unreported_refusals: list[int] = Field(
         default_factory=list, description="1-based steps whose result refused what was asked (sold out, rejected) while the answer says nothing negative."
     )
+    answer_problem: str | None = Field(default=None, description="Why the last message answers nobody (`final_answer_problem`), if it does not.")
 
     def lines(self) -> list[str]:
         """The findings as sentences for the judge's prompt."""
@@ -82,6 +87,8 @@ class Grounding(BaseModel):
         out += [f"step {s} returned an error that the assistant neither recovered from nor told the user about" for s in self.ignored_errors]
         out += [f"step {s} calls with an id or code that neither the user nor an earlier result gave" for s in self.invented_arguments]
         out += [f"step {s}'s result says what was asked cannot be had, and the final answer says nothing negative" for s in self.unreported_refusals]
+        if self.answer_problem:
+            out.append(f"the final answer does not answer the user: {self.answer_problem}")
         return out
 
 
@@ -142,9 +149,12 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
     refused = [] if _NEGATIVE_WORDS.search(answer) else [
         step for step, call in enumerate(calls, 1) if not failed(call) and _refuses(replies[call.get("id")].get("content"))
     ]  # fmt: skip
+    names = [(c.get("function") or {}).get("name", "") for c in calls]
+    problem = final_answer_problem(answer, names)
     return Grounding(
-        repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, invented_arguments=_invented(messages), unreported_refusals=refused
-    )
+        repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, invented_arguments=_invented(messages),
+        unreported_refusals=refused, answer_problem=problem[1] if problem else None,
+    )  # fmt: skip
 
 
 def _invented(messages: list[dict[str, Any]]) -> list[int]:

@@ -20,14 +20,14 @@ conversation shows about itself (`_grounding`: repeated calls, values in the ans
 returned, errors ignored, refusals unreported) is put in the prompt and applied to the verdict: a
 repeated call zeroes that step's planning and conciseness, an ungrounded value zeroes
 final_answer, an ignored error or unreported refusal zeroes that step's response understanding and
-caps final_answer at "partly", an invented id zeroes that step's call planning. Per-step dimensions
+caps final_answer at "partly", an invented id zeroes that step's call planning, a last message that answers nobody zeroes final_answer. Per-step dimensions
 are averaged over steps; the score is the mean of the seven, halved when the conversation proves the
 answer wrong (a value no tool returned, an error ignored, a refusal unreported, a call with an id
-nobody gave): on twins that differ in one sentence the judge's other six
+nobody gave, no answer at all): on twins that differ in one sentence the judge's other six
 verdicts drift as far as the one that saw the flaw (5 of 8 such calibration pairs misranked with
 final_answer zeroed alone), and such a trajectory is not training data whatever they say. On the
-calibration set these findings fire on 10 planted twins (every hallucinated value and ignored
-error, 2 of 4 unfaithful answers) and on none of the 20 good ones. Fail closed: when the judge
+calibration set these findings fire on 26 of the 32 planted twins (all but the 4 wrong tools and
+2 of 4 unfaithful answers) and on none of the 32 good ones. Fail closed: when the judge
 errors, writes no JSON, or leaves a dimension missing or not a verdict word (a per-step list of the
 wrong length counts as missing), the trajectory is unjudged and excluded, and every missing
 dimension is counted for `stats.json`.
@@ -114,7 +114,7 @@ def _apply(found: Grounding, scalar: dict[str, float], per_step: dict[str, list[
             per_step["tool_response_understanding"][step - 1] = 0.0
     if (found.ignored_errors or found.unreported_refusals) and "final_answer" in scalar:
         scalar["final_answer"] = min(scalar["final_answer"], VERDICTS["partly"])
-    if found.ungrounded_values and "final_answer" in scalar:
+    if (found.ungrounded_values or found.answer_problem) and "final_answer" in scalar:
         scalar["final_answer"] = 0.0
 
 
@@ -248,6 +248,6 @@ async def judge_trajectory(
         return JudgeVerdict(
             judged=False, dimensions=dims, missing=missing or [], reason=reason, findings=shown, failure=failure, failure_code=code
         )  # fmt: skip
-    proven = bool(found.ungrounded_values or found.ignored_errors or found.unreported_refusals or found.invented_arguments)
+    proven = bool(found.ungrounded_values or found.ignored_errors or found.unreported_refusals or found.invented_arguments or found.answer_problem)
     score = sum(dims.values()) / len(DIMENSIONS) * (_PROVEN_FLAW_FACTOR if proven else 1.0)
     return JudgeVerdict(judged=True, dimensions=dims, score=score, reason=reason, findings=shown)

@@ -19,7 +19,10 @@ SET = Path(__file__).resolve().parents[2] / "examples" / "calibration"
 
 def test_the_committed_set_has_pairs_for_every_judge_and_planted_kind():
     kinds = {f: {p.kind for p in load_pairs(SET, f)} for f in CALIBRATION_FILES}
-    assert kinds["sft_trajectory"] == {"wrong_tool", "hallucinated_value", "repeated_calls", "unfaithful_answer", "error_ignored"}
+    assert kinds["sft_trajectory"] == {
+        "wrong_tool", "hallucinated_value", "repeated_calls", "unfaithful_answer", "error_ignored",
+        "invented_id", "no_answer", "echoed_error", "asks_for_tool_output",
+    }  # fmt: skip
     assert kinds["decomposition"] == {"non_atomic", "wrong_dependency", "describes_answer", "incoherent"}
     assert kinds["task"] == {"off_server", "trivial"}
     for file_kind, kind in JUDGES.values():
@@ -70,7 +73,7 @@ async def test_a_judge_that_sees_the_flaw_ranks_every_pair_right(tmp_path):
     results = await calibrate(FunctionModel(seeing_judge), small_set(tmp_path))
     by = {r.judge: r for r in results}
     assert set(by) == set(JUDGES)
-    assert by["sft_trajectory"].pairs == 5 and by["decomposition"].pairs == 4 and by["task"].pairs == 2
+    assert by["sft_trajectory"].pairs == 9 and by["decomposition"].pairs == 4 and by["task"].pairs == 2
     for r in results:
         assert r.accuracy == 1.0 and r.ties == 0 and r.unscored == 0 and r.misranked == [], r.judge
         assert r.spread > 0.5

@@ -25,8 +25,12 @@ def test_no_good_twin_has_a_finding():
 
 @pytest.mark.parametrize(
     ("kind", "field"),
-    [("repeated_calls", "repeated_steps"), ("hallucinated_value", "ungrounded_values"), ("error_ignored", "ignored_errors")],
-)
+    [
+        ("repeated_calls", "repeated_steps"), ("hallucinated_value", "ungrounded_values"), ("error_ignored", "ignored_errors"),
+        ("invented_id", "invented_arguments"), ("no_answer", "answer_problem"), ("echoed_error", "answer_problem"),
+        ("asks_for_tool_output", "answer_problem"),
+    ],
+)  # fmt: skip
 def test_each_bad_twin_of_a_readable_kind_is_found(kind, field):
     bad = [p for p in PAIRS if p["kind"] == kind]
     assert bad and all(getattr(_found(p["bad"]), field) for p in bad)
@@ -67,16 +71,17 @@ def test_values_and_recovery():
 
 
 @pytest.mark.anyio
-async def test_findings_are_shown_and_applied():
-    bad = next(p for p in PAIRS if p["kind"] == "hallucinated_value")["bad"]
+@pytest.mark.parametrize(("kind", "shown"), [("hallucinated_value", "no tool result or user message contains"), ("no_answer", "does not answer the user")])
+async def test_findings_are_shown_and_applied(kind, shown):
+    bad = next(p for p in PAIRS if p["kind"] == kind)["bad"]
     steps = sum(len(m.get("tool_calls") or []) for m in bad["messages"])
     praise = {"reason": "fine", "query_understanding": "yes", "query_planning": "yes", "tool_call_planning": ["yes"] * steps,
               "tool_response_understanding": ["yes"] * steps, "conciseness": "yes", "final_answer": "yes"}  # fmt: skip
     model = FunctionModel.from_replies(json.dumps(praise))
     verdict = await judge_trajectory(model, bad["messages"])
-    assert verdict.judged and verdict.dimensions["final_answer"] == 0.0, "a value no tool returned fails the answer, whatever the judge says"
+    assert verdict.judged and verdict.dimensions["final_answer"] == 0.0, "a value no tool returned, or no answer, fails the answer whatever the judge says"
     assert verdict.score == pytest.approx(6 / 7 * 0.5), "a proven flaw halves the score: the other verdicts cannot lift it over the bar"
-    assert "no tool result or user message contains" in model.requests[0].messages[-1].content
+    assert shown in model.requests[0].messages[-1].content
     assert verdict.findings
 
 

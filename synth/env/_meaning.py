@@ -14,7 +14,7 @@ ask whether its task means something, each with a stable code:
   or no leaf is exempt: "Is my checking account allowed?" -> "Yes" is stated as "your checking
   account is allowed", which no string match finds (the completeness check judges it);
 - `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
-  (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, or only the slot its question
+  (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, "Supplier A", or only the slot its question
   names: "City Name" for "What is the city ...?") instead of stating a value; or it is a bare yes,
   no or flag (`generic_answer_reason`), which verify never accepts as evidence: 3 of the 9
   environments a session-14 teacher run brought through the tool stage were lost to it there;
@@ -99,6 +99,12 @@ _PLACEHOLDER = re.compile(
     r"\{[^{}]*\}|<[^<>]*>|\?|^(unknown|n/?a|tbd|none|null|xxx+|\.\.\.|未知|无)$|\byyyy\b|\bhh:mm\b|\ba number with its unit\b|\bits value\b",
     re.IGNORECASE,
 )
+_STAND_IN = re.compile(
+    r"\b(?:[Ss]upplier|[Vv]endor|[Cc]ompany|[Pp]roduct|[Ss]tore|[Ss]hop|[Cc]ustomer|[Rr]estaurant|[Hh]otel|[Ii]tem)\s+[A-Z]\b(?![\w-])"
+    r"|(?<![A-Za-z])[A-Z]\s*(?:供应商|公司|商品|产品|餐厅|酒店)"
+)
+"""An entity named by a letter ("Supplier A", "A供应商"): a stand-in, not a value. A session-16 teacher environment
+answered "which suppliers did my company use lately" with "A供应商和B供应商" and passed every check."""
 _EDGE = " \t\n,;:'\"`<>|*"
 _TEMPLATE_SLOT = re.compile(r"\{\s*[A-Za-z_][\w ]*\}|<\s*[A-Za-z_][\w ]*>")
 _KNOWN = re.compile(r"known\s+info\w*\s*:(.*?)(?:information\s+needed\s*:|$)", re.IGNORECASE | re.DOTALL)
@@ -174,7 +180,7 @@ def _echoes_question(answer: str, question: str) -> bool:
 
 def _is_value(answer: str, question: str) -> bool:
     """A value (a number with its unit, a time, a date, a name, a code), not a sentence or a placeholder."""
-    if _PLACEHOLDER.search(answer.strip()) or _echoes_question(answer, question):
+    if _PLACEHOLDER.search(answer.strip()) or _STAND_IN.search(answer) or _echoes_question(answer, question):
         return False
     words = answer.split()
     if len(words) > 8:

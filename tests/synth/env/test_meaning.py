@@ -270,6 +270,16 @@ def test_a_value_with_a_trailing_period_is_a_value_and_a_verb_makes_a_sentence()
         assert problem is not None and problem[0] == "answer_not_value", sentence
 
 
+def test_an_entity_named_by_a_letter_is_a_stand_in_not_a_value():
+    # a session-16 teacher environment: "我的公司最近的供应商有哪些？" -> "A供应商和B供应商", through every check
+    subs = lambda answer: [("q1", "Which supplier shipped my last order?", answer, [])]  # noqa: E731
+    for stand_in in ("A供应商和B供应商", "Supplier A", "Company X"):
+        problem = composition_problem("Which supplier shipped my last order?", f"It was {stand_in}.", subs(stand_in))
+        assert problem is not None and problem[0] == "answer_not_value", stand_in
+    for value in ("Nordlicht Handels GmbH", "Vitamin A", "Model S", "北方供应链公司"):
+        assert composition_problem("Which supplier shipped my last order?", f"It was {value}.", subs(value)) is None, value
+
+
 def test_a_final_answer_that_stops_mid_sentence_is_malformed():
     env = planted(task={"answer": "Train G102 leaves from Platform 7, which makes"})
     assert [(f.code, f.message) for f in meaning_findings(env.spec)] == [("answer_malformed", "the final answer stops mid-sentence at 'makes'")]

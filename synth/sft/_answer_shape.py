@@ -22,7 +22,8 @@ _NARRATES = re.compile(
     re.IGNORECASE,
 )
 _NEXT_STEP = re.compile(
-    r"^\W*(?:ok(?:ay)?|sure|好的|好)?\W*(?:接下来|下一步|然后我们|next,? (?:I|we)(?:'ll| will)|now,? (?:I|we)(?:'ll| will)|let me (?:now )?(?:check|look|search|find|query|get|try))",
+    r"^\W*(?:ok(?:ay)?|sure|好的|好)?\W*(?:接下来|下一步|然后我们|(?:我们)?继续(?:调用|查询)|next,? (?:I|we)(?:'ll| will)|now,? (?:I|we)(?:'ll| will)"
+    r"|let me (?:now )?(?:check|look|search|find|query|get|try)|let'?s (?:now )?(?:proceed|continue|move on|call))",
     re.IGNORECASE,
 )
 ASKS_USER = re.compile(
@@ -79,10 +80,10 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
         return "instructs_tool_use", f"the last assistant message tells the user how to call a tool instead of answering: {m.group(0)!r}"
     if m := _NARRATES.search(text):
         return "narrates_tool_call", f"the last assistant message tells the user about the agent's tool call instead of answering: {m.group(0)!r}"
-    if m := _NEXT_STEP.search(text):
-        return "announces_next_step", f"the last assistant message announces a step it never takes instead of answering: {m.group(0)!r}"
     if m := _ASKS_TOOL_OUTPUT.search(text):
         return "asks_for_tool_output", f"the last assistant message asks the user for what a tool returns: {m.group(0)!r}"
+    if m := _NEXT_STEP.search(text):
+        return "announces_next_step", f"the last assistant message announces a step it never takes instead of answering: {m.group(0)!r}"
     if _ECHOES_ERROR.search(text):
         return "echoes_error", f"the last assistant message repeats a tool error instead of telling the user what could not be done: {text[:160]!r}"
     if listed := [n for n in tool_names if re.search(rf"(?:\*\*|`){re.escape(n)}(?:\*\*|`)|\b{re.escape(n)}\s*:", text)]:

@@ -23,9 +23,12 @@ final_answer, an ignored error or unreported refusal zeroes that step's response
 caps final_answer at "partly", an invented id zeroes that step's call planning, a last message that answers nobody zeroes final_answer. Per-step dimensions
 are averaged over steps; the score is the mean of the seven, halved when the conversation proves the
 answer wrong (a value no tool returned, an error ignored, a refusal unreported, a call with an id
-nobody gave, no answer at all): on twins that differ in one sentence the judge's other six
-verdicts drift as far as the one that saw the flaw (5 of 8 such calibration pairs misranked with
-final_answer zeroed alone), and such a trajectory is not training data whatever they say. On the
+nobody gave): on twins that differ in one sentence the judge's other six verdicts drift as far as
+the one that saw the flaw (5 of 8 such calibration pairs misranked with final_answer zeroed alone),
+and such a trajectory is not training data whatever they say. It is 0 when the last message answers
+nobody (`_answer_shape`), which the rollout stage rejects outright: halved, a repeated tool error
+still outscored a good twin that told the user the failure in words, which the teacher scores
+0.08-0.14 (it reads a failed call as the assistant's failure; telling it otherwise did not help). On the
 calibration set these findings fire on 26 of the 32 planted twins (all but the 4 wrong tools and
 2 of 4 unfaithful answers) and on none of the 32 good ones. Fail closed: when the judge
 errors, writes no JSON, or leaves a dimension missing or not a verdict word (a per-step list of the
@@ -248,6 +251,7 @@ async def judge_trajectory(
         return JudgeVerdict(
             judged=False, dimensions=dims, missing=missing or [], reason=reason, findings=shown, failure=failure, failure_code=code
         )  # fmt: skip
-    proven = bool(found.ungrounded_values or found.ignored_errors or found.unreported_refusals or found.invented_arguments or found.answer_problem)
-    score = sum(dims.values()) / len(DIMENSIONS) * (_PROVEN_FLAW_FACTOR if proven else 1.0)
+    proven = bool(found.ungrounded_values or found.ignored_errors or found.unreported_refusals or found.invented_arguments)
+    # a last message that answers nobody is no conversation to learn from: the rollout stage rejects it outright
+    score = 0.0 if found.answer_problem else sum(dims.values()) / len(DIMENSIONS) * (_PROVEN_FLAW_FACTOR if proven else 1.0)
     return JudgeVerdict(judged=True, dimensions=dims, score=score, reason=reason, findings=shown)

@@ -80,7 +80,10 @@ async def test_findings_are_shown_and_applied(kind, shown):
     model = FunctionModel.from_replies(json.dumps(praise))
     verdict = await judge_trajectory(model, bad["messages"])
     assert verdict.judged and verdict.dimensions["final_answer"] == 0.0, "a value no tool returned, or no answer, fails the answer whatever the judge says"
-    assert verdict.score == pytest.approx(6 / 7 * 0.5), "a proven flaw halves the score: the other verdicts cannot lift it over the bar"
+    if kind == "no_answer":
+        assert verdict.score == 0.0, "no answer is no conversation to learn from, whatever the judge says"
+    else:
+        assert verdict.score == pytest.approx(6 / 7 * 0.5), "a proven flaw halves the score: the other verdicts cannot lift it over the bar"
     assert shown in model.requests[0].messages[-1].content
     assert verdict.findings
 

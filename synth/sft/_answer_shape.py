@@ -42,7 +42,7 @@ _LABEL_ONLY = re.compile(r"^[\W_]*[^\W\d_][\w ]{0,20}:[\W_]*$")
 """A heading with nothing under it: a session-16 teacher row ended on "**Result:**" and was judged 0.92."""
 _TAG_DEBRIS = re.compile(r"</?(?:final_answer|response|answer|result)>", re.IGNORECASE)
 """Tags of a template the model wrote around its answer ("<final_answer> ... </final_answer> </response>")."""
-_ECHOES_ERROR = re.compile(r"^\W*error\b", re.IGNORECASE)
+_ECHOES_ERROR = re.compile(r"^\W*err(?:or)?\b", re.IGNORECASE)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
 """A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
 

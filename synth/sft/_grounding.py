@@ -41,6 +41,7 @@ __all__ = ["Grounding", "final_answer_text", "grounding"]
 
 _VALUE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.,:/\-][A-Za-z0-9]*\d[A-Za-z0-9]*)*")
 _ISO_T = re.compile(r"(\d)T(\d)")
+_UNIT_JOINED = re.compile(r"(\d)([^\W\d_]+)")
 _ID_LIKE = re.compile(r"\d{3,}|[A-Za-z]\d|\d[A-Za-z]")
 """An id, a code or a long number: three digits in a row, or a letter beside a digit ("F12345", "12345678")."""
 _ISO_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)?|\d{1,2}:\d{2}|\d{1,2}/\d{1,2}/\d{4}|\d{4}/\d{1,2}/\d{1,2}")
@@ -135,6 +136,7 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
         str(m.get("content") or "") for m in messages if m.get("role") in ("tool", "user", "system")
     ) + "\n" + "\n".join(_arguments(c) for c in calls)
     evidence += "\n" + _ISO_T.sub(r"\1 \2", evidence)  # 2026-03-10T22:41 states the date 2026-03-10 and the time 22:41
+    evidence += "\n" + _UNIT_JOINED.sub(r"\1 \2", evidence)  # "325mg" states the "325" of "325 mg"
     answer = final_answer_text(messages)
     # one digit ("3 trains", the 3 of a CJK date) is too common a value to tell anything
     ungrounded = [v for v in dict.fromkeys(_VALUE.findall(answer)) if len(v) > 1 and not answer_in_output(v, evidence)]

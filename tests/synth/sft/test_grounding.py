@@ -107,3 +107,12 @@ def test_a_call_with_an_id_no_one_gave_is_invented():
     found = grounding(messages, set())
     assert found.invented_arguments == [3, 4], "an id no result returned, and a malformed date; a date written out from words is a conversion"
     assert any("neither the user nor an earlier result gave" in line for line in found.lines())
+
+
+def test_a_value_written_apart_from_its_unit_is_the_value_the_tool_returned():
+    # a session-17 teacher rollout answered "325 mg" for the tool's "325mg" and was found to state an ungrounded 325
+    call = {"id": "c1", "type": "function", "function": {"name": "get_medicine_info", "arguments": "{\"medicine_id\": \"12345\"}"}}
+    messages = [{"role": "user", "content": "Dose of medicine 12345?"}, {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": "{\"standard_adult_dose\": \"325mg\"}"},
+                {"role": "assistant", "content": "The standard dose is 325 mg; the daily maximum is 4000 mg."}]  # fmt: skip
+    assert grounding(messages, set()).ungrounded_values == ["4000"]

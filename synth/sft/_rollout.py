@@ -177,17 +177,23 @@ def call_limit_s(backend: str, config: RolloutConfig) -> float:
 
 
 def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | None:
-    """`asks_user_midway` when the last message asks the user for something while tools the task was written
-    for were never called, else None.
+    """Why the rollout stopped before the task was done, else None: `asks_user_midway` when the last message
+    asks the user for something while tools the task was written for were never called; `task_tools_uncalled`
+    when it answers without calling them and no call had failed (after a failure, telling the user what could
+    not be done is the answer).
 
     Tasks state the values their chain needs from the user (`chain_inputs`), so what is left to ask for
     is what a tool would have returned: a session-15 teacher row found one station, then asked the user
-    for "the station codes" `find_station` gives, and the judge passed it at 0.91.
+    for "the station codes" `find_station` gives, and the judge passed it at 0.91. Run one call per reply,
+    the teacher left a tool of its task uncalled in 38 of 38 usable rollouts of a session-17 run ("the maximum
+    daily dose is not specified" without calling `get_medicine_info`), and its judge passed such at 0.88.
     """
     m = ASKS_USER.search(trajectory.final_answer or "")
     uncalled = [t for t in task.target_tools if t not in {r.call.name for r in trajectory.tool_calls}]
     if m and uncalled:
         return "asks_user_midway", f"the last message asks the user ({m.group(0)!r}) before calling {uncalled}"
+    if uncalled and all(r.result.ok for r in trajectory.tool_calls):
+        return "task_tools_uncalled", f"the agent answered without calling {uncalled}, which the task was written for"
     return None
 
 

@@ -32,11 +32,15 @@ def _arguments(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def _agent(messages: list[ChatMessage], tools: list[dict[str, Any]]) -> ModelResponse:
+    """Calls the tools the rollout's plan hint names, in order (else the first two offered), then answers."""
     done = [m for m in messages if m.role == "tool"]
-    if len(done) >= min(2, len(tools)):
+    hint = re.search(r"answered with these tools(?: in this order)?: ([\w, ]+)\.", messages[0].content or "")
+    named = hint.group(1).split(", ") if hint else []
+    plan = [t for name in named for t in tools if t["function"]["name"] == name] or tools[:2]
+    if len(done) >= len(plan):
         answer = f"Here is what I found: {done[-1].content[:80]}"
         return ModelResponse(message=ChatMessage(role="assistant", content=answer), usage=Usage(requests=1))
-    tool = tools[len(done)]
+    tool = plan[len(done)]
     call = ToolCall(id=f"call_{len(done) + 1}", name=tool["function"]["name"], arguments=_arguments(tool))
     return ModelResponse(message=ChatMessage(role="assistant", content="", tool_calls=[call]), usage=Usage(requests=1))
 
@@ -102,6 +106,7 @@ def small_config(**overrides: Any) -> Any:
         "augment": ["persona"],
         "concurrency": 3,
         "personas": str(Path(__file__).resolve().parents[3] / "examples" / "personas.jsonl"),
+        "rollout": {"plan_hint": True},
     }
     fields.update(overrides)
     return SftConfig.model_validate(fields)

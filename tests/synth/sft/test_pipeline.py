@@ -57,7 +57,7 @@ def test_funnel_and_artifacts(run_dir: tuple[Path, dict[str, Any]]) -> None:
     assert funnel["trajectories_kept"] == funnel["trajectories_judged"] == funnel["tasks_kept"] == funnel["tasks_generated"]
     assert stats["extra"]["rollout_backends"] == {"env": 6, "emulator": 12}
     assert stats["extra"]["rollouts_by_attempt"] == {"1": 18}, "every scripted rollout answers on its first attempt"
-    assert stats["extra"]["mean_calls_per_trajectory"] == 2.0
+    assert stats["extra"]["mean_calls_per_trajectory"] == pytest.approx(40 / 18, abs=1e-3), "two calls a task, three for the 3-tool chain's pair"
     assert set(stats["extra"]["judge"]["per_dimension"]) == set(DIMENSIONS)
     rejected = {(r["stage"], r["reason"]) for r in _lines(out / "rejected.jsonl")}
     assert rejected == {("servers", "too_few_tools"), ("servers", "vague_description")}
@@ -73,7 +73,8 @@ def test_trajectories_are_whole_multi_turn_conversations(run_dir: tuple[Path, di
     assert len(rows) == 18
     for row in rows:
         roles = [m["role"] for m in row["messages"]]
-        assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"]
+        calls = (len(roles) - 3) // 2
+        assert calls >= 2 and roles == ["system", "user", *["assistant", "tool"] * calls, "assistant"]
         names = {t["function"]["name"] for t in row["tools"]}
         for m in row["messages"]:
             for call in m.get("tool_calls", []):
@@ -127,7 +128,7 @@ def test_sft_jsonl_loads_in_trl(run_dir: tuple[Path, dict[str, Any]], tmp_path: 
     for row, source in zip(trainer.train_dataset, dataset, strict=True):
         text = tokenizer.decode(row["input_ids"])
         calls = sum(len(m.get("tool_calls") or []) for m in source["messages"])
-        assert calls == 2 and text.count("<tool_call>") == 2 + calls, "the tools header names the tag twice, then one per call"
+        assert calls >= 2 and text.count("<tool_call>") == 2 + calls, "the tools header names the tag twice, then one per call"
         assert source["messages"][-1]["content"].split()[0] in text
         assert "[UNK]" not in text
         assert any(label != -100 for label in row["labels"])

@@ -183,10 +183,11 @@ def test_the_agent_is_told_the_tools_of_its_task_and_the_stored_row_is_not() -> 
         ("I found Riverside station. Please provide the station codes for both stations.", ["search_flights"], "asks_user_midway"),
         ("请提供您的账户号码，以便我查询。", ["search_flights"], "asks_user_midway"),
         ("Flight FL-7 leaves at 9:40. Could you tell me which one to book?", ["search_flights", "book_flight"], None),
-        ("Flight FL-7 leaves Paris at 9:40 and is booked.", ["search_flights"], None),
+        ("Flight FL-7 leaves Paris at 9:40 and is booked.", ["search_flights"], "task_tools_uncalled"),
+        ("Flight FL-7 leaves Paris at 9:40 and is booked.", ["search_flights", "book_flight"], None),
     ],
 )
-def test_an_answer_that_asks_the_user_before_the_tasks_tools_were_called_stops_short(answer: str, called: list[str], code: str | None) -> None:
+def test_an_answer_before_the_tasks_tools_were_called_stops_short(answer: str, called: list[str], code: str | None) -> None:
     task = TASK.model_copy(update={"target_tools": ["search_flights", "book_flight"]})
     calls = [
         ToolCallRecord(turn=1, call=ToolCall(id=f"c{i}", name=n, arguments={}), result=ToolResult(ok=True, text="{}", tool=n))

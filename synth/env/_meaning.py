@@ -116,7 +116,11 @@ _KNOWN_MIN_CHARS = 4
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _CODE = re.compile(r"\b(?=[A-Z0-9]{3,}\b)[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
 """A code in capitals of three characters or more ("KDTW", "ABC123"); shorter ones ("OK", "ID") are words."""
-_DEBRIS = re.compile(r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\bincorrect response\b", re.IGNORECASE)
+_DEBRIS = re.compile(
+    r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\bincorrect response\b"
+    r"|['\"]\s*\+\s*\w+\(|\)\s*\+\s*['\"]|['\"]\s*\}\s*$",  # code: "PLN '+str(447 - 335)+'. ...'}" (a session-17 teacher answer)
+    re.IGNORECASE,
+)
 _LIST_DEBRIS = re.compile(r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]|[.;!?]['"]\s+\w""")
 """The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"
 and "a final score of 159-135.' Kyle Kuzma (points: 26 ...)'"."""

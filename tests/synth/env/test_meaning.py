@@ -286,6 +286,11 @@ def test_a_final_answer_that_stops_mid_sentence_is_malformed():
     assert meaning_findings(planted(task={"answer": "Train G102 leaves from Platform 7 and is on time."}).spec) == []
 
 
+def test_a_final_answer_holding_code_is_malformed():
+    code = "Moving costs PLN 447. Your remaining balance is PLN '+str(447 - 335)+'. You can pay with plpm888.'}"
+    assert "answer_malformed" in [f.code for f in meaning_findings(planted(task={"answer": code}).spec)]
+
+
 def test_a_long_final_answer_without_a_closing_mark_was_cut_off():
     cut = "Train G102 leaves from Platform 7 at 07:28 and you can board it as soon as the doors open; seats are not reserved, " \
           "so arrive early if there are no delays and your De"

@@ -40,8 +40,9 @@ _ASKS_TOOL_OUTPUT = re.compile(
 get_seat_availability function call" (judged 0.92)."""
 _LABEL_ONLY = re.compile(r"^[\W_]*[^\W\d_][\w ]{0,20}:[\W_]*$")
 """A heading with nothing under it: a session-16 teacher row ended on "**Result:**" and was judged 0.92."""
-_TAG_DEBRIS = re.compile(r"</?(?:final_answer|response|answer|result)>", re.IGNORECASE)
-"""Tags of a template the model wrote around its answer ("<final_answer> ... </final_answer> </response>")."""
+_TAG_DEBRIS = re.compile(r"</?(?:final_answer|response|answer|result)>|^\s*//", re.IGNORECASE | re.MULTILINE)
+"""Tags of a template the model wrote around its answer ("<final_answer> ... </final_answer> </response>"), or code
+comments ("// Wait for get_weather_alerts to return the expected result", a session-17 teacher answer)."""
 _ECHOES_ERROR = re.compile(r"^\W*err(?:or)?\b", re.IGNORECASE)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
 """A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
@@ -86,6 +87,6 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
         return "announces_next_step", f"the last assistant message announces a step it never takes instead of answering: {m.group(0)!r}"
     if _ECHOES_ERROR.search(text):
         return "echoes_error", f"the last assistant message repeats a tool error instead of telling the user what could not be done: {text[:160]!r}"
-    if listed := [n for n in tool_names if re.search(rf"(?:\*\*|`){re.escape(n)}(?:\*\*|`)|\b{re.escape(n)}\s*:", text)]:
+    if listed := [n for n in tool_names if re.search(rf"(?:\*\*|`){re.escape(n)}(?:\*\*|`)|\b{re.escape(n)}\s*:|^\s*[-*]\s*{re.escape(n)}\s*$", text, re.MULTILINE)]:
         return "narrates_tool_call", f"the last assistant message lists the agent's calls ({listed}) instead of answering"
     return None

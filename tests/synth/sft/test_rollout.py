@@ -84,6 +84,8 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
         ("Error: Error: request to tianqi_service.get_air_quality timed out after 15s (upstream did not respond).", "echoes_error"),
         ("Err: Error: request to tianqi_service.get_weather_alerts timed out after 60s (upstream did not respond).", "echoes_error"),
         ("1. **search_flights**: - **origin**: SFO 2. **book_flight**: - **seat**: 14C", "narrates_tool_call"),
+        ("Here are the tools used:\n- search_flights\n- book_flight\nFinal answer: No such city", "narrates_tool_call"),
+        ("// this is the result from search_flights\n``` `FL-1` ```", "markup_debris"),
         ("Let's proceed with the book_flight function call. Please provide the output from the book_flight function call.", "asks_for_tool_output"),
         ("请提供 get_seat_availability 的返回结果。", "asks_for_tool_output"),
         ("Let's proceed with the search_trains function call.", "announces_next_step"),

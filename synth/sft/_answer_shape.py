@@ -26,6 +26,9 @@ _NEXT_STEP = re.compile(
     r"|let me (?:now )?(?:check|look|search|find|query|get|try)|let'?s (?:now )?(?:proceed|continue|move on|call))",
     re.IGNORECASE,
 )
+_PROMISES_STEP = re.compile(r"\b(?:I|we)(?:'ll| will| am going to| are going to) now (?:call|check|search|look|query|get|try|use)\b", re.IGNORECASE)
+"""A next step promised mid-answer: a session-17 teacher row ended "This is an error response. I will now call the
+"check_tables" function ..." and was judged 0.86."""
 ASKS_USER = re.compile(
     r"\b(?:please|kindly|could you|can you|would you)\b[^.?!\n]{0,40}?\b(?:provide|give|tell|share|specify|send|let me know)\b"
     r"|请(?:您)?(?:提供|告诉|告知|确认|输入)",
@@ -83,7 +86,7 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
         return "narrates_tool_call", f"the last assistant message tells the user about the agent's tool call instead of answering: {m.group(0)!r}"
     if m := _ASKS_TOOL_OUTPUT.search(text):
         return "asks_for_tool_output", f"the last assistant message asks the user for what a tool returns: {m.group(0)!r}"
-    if m := _NEXT_STEP.search(text):
+    if m := _NEXT_STEP.search(text) or _PROMISES_STEP.search(text):
         return "announces_next_step", f"the last assistant message announces a step it never takes instead of answering: {m.group(0)!r}"
     if _ECHOES_ERROR.search(text):
         return "echoes_error", f"the last assistant message repeats a tool error instead of telling the user what could not be done: {text[:160]!r}"

@@ -89,6 +89,8 @@ def test_the_client_waits_for_the_emulators_model_beyond_the_real_tool_limit() -
         ("Let's proceed with the book_flight function call. Please provide the output from the book_flight function call.", "asks_for_tool_output"),
         ("请提供 get_seat_availability 的返回结果。", "asks_for_tool_output"),
         ("Let's proceed with the search_trains function call.", "announces_next_step"),
+        ("This is an error response. I will now call the check_tables function with the restaurant id.", "announces_next_step"),
+        ("FL-1 leaves at 09:05; I will now be able to book it whenever you say.", None),
         ("Please provide your passport name so I can book seat 14C.", None),
         ("Result: FL-1 leaves SFO at 09:05.", None),
         ("FL-1 leaves at 09:05. <final_answer> FL-1 leaves at 09:05. </final_answer> </response>", "markup_debris"),

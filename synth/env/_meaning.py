@@ -100,7 +100,7 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 _STAND_IN = re.compile(
-    r"\b(?:[Ss]upplier|[Vv]endor|[Cc]ompany|[Pp]roduct|[Ss]tore|[Ss]hop|[Cc]ustomer|[Rr]estaurant|[Hh]otel|[Ii]tem)\s+[A-Z]\b(?![\w-])"
+    r"\b(?i:supplier|vendor|company|product|store|shop|customer|restaurant|hotel|item)\s+[A-Z]\b(?![\w-])"
     r"|(?<![A-Za-z])[A-Z]\s*(?:供应商|公司|商品|产品|餐厅|酒店)"
 )
 """An entity named by a letter ("Supplier A", "A供应商"): a stand-in, not a value. A session-16 teacher environment

@@ -78,12 +78,18 @@ def grounded_values(sample: Sample, sub: SubQuestion) -> list[str]:
     return call_values(sample.question, answers, sub.question)[:_MAX_VALUES]
 
 
+_SCHEMA_KEYWORDS = frozenset({"default", "description", "enum", "items", "parameters", "properties", "required", "type"})
+
+
 def doc_problem(doc: ToolDoc, answer: str) -> str | None:
     """Why a tool document is unusable (None when fine)."""
     try:
         ToolSpec(name=doc.name, description=doc.description, input_schema=doc.parameters)
     except ValidationError as exc:
         return f"invalid tool document: {format_validation_error(exc)}"
+    if keyword := next((k for k in doc.parameters.get("properties") or {} if k in _SCHEMA_KEYWORDS), None):
+        # the 1.5B teacher, asked for optional parameters, added ones named `required` and `enum`
+        return f"parameter {keyword!r} is named for a JSON Schema keyword; name each parameter for the value it takes"
     shown = doc.description + " " + json.dumps(doc.parameters, ensure_ascii=False)
     if len(normalize_answer(answer)) >= 3 and answer_in_output(answer, shown):
         return "the tool document reveals the answer; describe the tool in general terms"

@@ -95,7 +95,8 @@ def _decompose_request(seed: Seed, model: ChatModel) -> str:
         "- A lookup is keyed on a value: one the user gave (write it into the sub-question) or an earlier answer. "
         "The user's own details are such keys, never sub-questions.\n"
         "- statement gives the fact in one sentence (invent a plausible one if needed); answer is then only its value "
-        "(a number with its unit, a time, a date, a name or a code), never a sentence. Different facts have different values.\n"
+        "(a number with its unit, a time, a date, a name or a code), never a sentence, never yes, no, none or TBD: ask for "
+        "the value that decides it instead (a status word such as 'shipped', a count, a date). Different facts have different values.\n"
         "- If a sub-question needs an earlier one's answer, put that id in depends_on and write the id in braces, "
         "like {q1}, where that answer goes in its text.\n"
         "- Independent sub-questions have empty depends_on.\n"
@@ -244,9 +245,9 @@ def scale_doc(doc: ToolDoc) -> list[ChatMessage]:
     """Make a tool document more realistic without breaking existing calls."""
     return _messages(
         f"Tool document:\n{doc.model_dump_json()}\n\n"
-        "Make this tool more realistic, like a production API: add one to three OPTIONAL parameters (filters, units, "
-        "language, limits) or enum values. Keep the name, every existing parameter with its type, and the required "
-        "list unchanged.\nReply with the whole new tool document: a JSON object with name, description and parameters."
+        "Make this tool more realistic, like a production API: add one to three OPTIONAL parameters, each named for "
+        "what it sets (a filter, a unit, a language or a limit, e.g. currency or max_results), or enum values. Keep the "
+        "name, every existing parameter with its type, and the required list unchanged.\nReply with the whole new tool document: a JSON object with name, description and parameters."
     )
 
 

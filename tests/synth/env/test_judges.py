@@ -15,7 +15,7 @@ from synth.core import VERDICTS
 from synth.core.values import call_values, fits_parameter, shared_cjk_spans
 from synth.env import SynthConfig, _schemas, load_seeds, prompts, render_report, synthesize_envs
 from synth.env._seeds import chunk_text, estimate_tokens
-from synth.env._tools import arguments_problem, grounded_values, named_for_values, ungrounded_parameters
+from synth.env._tools import arguments_problem, doc_problem, grounded_values, named_for_values, ungrounded_parameters
 from synth.env.records import Sample, SubQuestion, ToolDoc
 
 ROW = {"question": "What is the current temperature in the city where the Eiffel Tower stands?", "domain": "travel"}
@@ -271,3 +271,17 @@ def test_a_tool_document_requires_no_more_parameters_than_the_agent_has_values()
     jsonschema.validate({"tool": {**tool, "parameters": two}}, _schemas.doc_schema(["Palais Royal", "2025-09-04"]))
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"tool": {**tool, "parameters": two}}, _schemas.doc_schema(["Palais Royal"]))
+
+
+def test_a_parameter_named_for_a_schema_keyword_is_sent_back():
+    # asked for optional parameters, the teacher added `required` and `enum` as parameters of a balance lookup
+    doc = ToolDoc(name="get_account_balance", description="The balance of an account.", parameters={
+        "type": "object", "properties": {"account": {"type": "string", "description": "Account id"}}, "required": ["account"]})  # fmt: skip
+    assert doc_problem(doc, "500 EUR") is None
+    for keyword in ("required", "enum"):
+        scaled = doc.model_copy(update={"parameters": {**doc.parameters, "properties": {
+            **doc.parameters["properties"], keyword: {"type": "string", "description": "Optional"}}}})  # fmt: skip
+        problem = doc_problem(scaled, "500 EUR")
+        assert problem is not None and f"{keyword!r} is named for a JSON Schema keyword" in problem
+    currency = doc.parameters["properties"] | {"currency": {"type": "string", "description": "ISO code"}}
+    assert doc_problem(doc.model_copy(update={"parameters": {**doc.parameters, "properties": currency}}), "500 EUR") is None

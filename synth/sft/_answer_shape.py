@@ -6,14 +6,18 @@ rollout again) and the trajectory judge (`_grounding`, which zeroes its final an
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["ASKS_USER", "final_answer_problem"]
+from mcp_servers import answer_in_output, normalize_answer
+
+__all__ = ["ASKS_USER", "call_text_problem", "final_answer_problem", "states_a_result"]
 
 _MARKUP = re.compile(r"```\w*|<[^<>]{0,40}>")
 _INSTRUCTS = re.compile(
-    r"\b(?:you|we) (?:can|could|should|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b(?:function|tool|command|endpoint)s?\b"
+    r"\b(?:you|we) (?:can|could|should|would|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b(?:function|tool|command|endpoint)s?\b"
     r"|\bthe following (?:JSON|arguments|parameters)\b|```json",
     re.IGNORECASE,
 )
@@ -49,6 +53,60 @@ comments ("// Wait for get_weather_alerts to return the expected result", a sess
 _ECHOES_ERROR = re.compile(r"^\W*err(?:or)?\b", re.IGNORECASE)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
 """A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
+
+
+_PLACEHOLDER = re.compile(r"<[^<>\n]{0,60}\bfrom\b[^<>\n]{0,60}>|\b[a-z]+(?:_[a-z]+)*_from_[a-z_]*\b|\byour_[a-z]+(?:_[a-z]+)*\b")
+"""A value the model had not got yet, named instead: `<restaurant-id-from-search-results>`,
+`restaurant_id_from_search_results`, `your_city_id` (session-17 teacher rollouts)."""
+_IMAGINES = re.compile(r"\bhow the tools? (?:would|might|will) (?:potentially )?respond\b|\blet'?s assume\b|\bassuming (?:it|the call|the tool)\b", re.IGNORECASE)
+_TELLS_USER = re.compile(r"\byou (?:would|can|could|should|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b(?:function|tool)s?\b", re.IGNORECASE)
+"""Beside its own call, the agent telling the user which function to use ("we can use search_city first" is a plan)."""
+
+
+def call_text_problem(text: str | None) -> tuple[str, str] | None:
+    """(reason code, detail) when the text an agent wrote beside a tool call is no step to learn from, else None.
+
+    A session-17 teacher run exported rows whose calls came with a plan of later calls as JSON, their ids
+    still placeholders (`"restaurant_id": <restaurant-id-from-search-results>`), code comments ("// Wait for
+    get_weather_alerts ..."), "Here's how the tools would potentially respond" or "Let's assume it works. To
+    book it, you would use the function:"; a short sentence of what the agent does next is fine.
+    """
+    text = (text or "").strip()
+    for pattern, what in (
+        (_CALL_AS_TEXT, "a call written as text"), (_PLACEHOLDER, "a placeholder for a value not yet found"),
+        (_TAG_DEBRIS, "template debris"), (_IMAGINES, "a tool result imagined"), (_TELLS_USER, "instructions to the user"),
+    ):  # fmt: skip
+        if m := pattern.search(text):
+            return "text_beside_call", f"the text beside a tool call holds {what}: {m.group(0)!r}"
+    return None
+
+
+def states_a_result(answer: str | None, results: Sequence[str]) -> bool:
+    """Whether `answer` states a value that one of the tool `results` (their text) holds: a string or number of
+    a JSON result, or a line of a plain-text one.
+
+    A session-17 teacher row called `search_city` and `get_air_quality` and answered "Your request to obtain
+    the next day's weather forecast is valid after the air quality is checked." (judged 0.89).
+    """
+    values: list[str] = []
+    for text in results:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            values += text.splitlines()
+            continue
+        values += _leaves(data)
+    return any(len(normalize_answer(v)) >= 2 and answer_in_output(v, answer or "") for v in values)
+
+
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _leaves(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _leaves(v)]
+    if isinstance(value, bool) or value is None:
+        return []
+    return [str(value)]
 
 
 def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finish_reason: str | None = None) -> tuple[str, str] | None:

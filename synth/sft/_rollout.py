@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox, Trajectory
 from mcp_servers import Binding, EmulatedTool, EmulatorConfig, EnvServer, Sandbox, SandboxConfig, ToolEmulator, load_env
-from synth.sft._answer_shape import ASKS_USER, final_answer_problem
+from synth.sft._answer_shape import ASKS_USER, call_text_problem, final_answer_problem, states_a_result
 from synth.sft._docs import ServerDoc
 from synth.sft._ingest import mcp_target
 from synth.sft._tasks import SynthTask
@@ -183,7 +183,8 @@ def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | No
     """Why the rollout stopped before the task was done, else None: `asks_user_midway` when the last message
     asks the user for something while tools the task was written for were never called; `task_tools_uncalled`
     when it answers without calling them and no call had failed (after a failure, telling the user what could
-    not be done is the answer).
+    not be done is the answer); `answer_states_no_result` when every call succeeded and the answer states
+    nothing they returned (`states_a_result`).
 
     Tasks state the values their chain needs from the user (`chain_inputs`), so what is left to ask for
     is what a tool would have returned: a session-15 teacher row found one station, then asked the user
@@ -195,14 +196,18 @@ def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | No
     uncalled = [t for t in task.target_tools if t not in {r.call.name for r in trajectory.tool_calls}]
     if m and uncalled:
         return "asks_user_midway", f"the last message asks the user ({m.group(0)!r}) before calling {uncalled}"
-    if uncalled and all(r.result.ok for r in trajectory.tool_calls):
+    all_ok = all(r.result.ok for r in trajectory.tool_calls)
+    if uncalled and all_ok:
         return "task_tools_uncalled", f"the agent answered without calling {uncalled}, which the task was written for"
+    if all_ok and not states_a_result(trajectory.final_answer, [r.result.text for r in trajectory.tool_calls]):
+        return "answer_states_no_result", f"every call succeeded and the answer states nothing they returned: {(trajectory.final_answer or '')[:160]!r}"
     return None
 
 
 def rollout_problem(trajectory: Trajectory, tool_names: Sequence[str]) -> tuple[str, str] | None:
     """(reason code, detail) when a rollout is no usable conversation, else None: the model failed or the
-    context overflowed, no tool was called, the turns ran out, or `final_answer_problem`."""
+    context overflowed, no tool was called, the turns ran out, the text beside a call is debris
+    (`call_text_problem`), or `final_answer_problem`."""
     t = trajectory
     if t.stop_reason == "model_error" and (t.error or "").startswith("ContextOverflowError"):
         return "context_overflow", t.error or ""  # the conversation outgrew the context: terminal
@@ -212,6 +217,9 @@ def rollout_problem(trajectory: Trajectory, tool_names: Sequence[str]) -> tuple[
         return "no_tool_calls", (t.final_answer or "")[:300]
     if t.stop_reason != "final_answer":
         return "no_final_answer", f"stopped by {t.stop_reason} after {len(t.tool_calls)} calls"
+    for step in t.steps:
+        if step.calls and (problem := call_text_problem(t.messages[step.message_index].content)):
+            return problem[0], f"turn {step.turn}: {problem[1]}"
     return final_answer_problem(t.final_answer, tool_names, finish_reason=t.steps[-1].finish_reason)
 
 

@@ -10,8 +10,8 @@ import pytest
 from agent_sdk import ChatMessage, FunctionModel, ModelResponse, Step, ToolCall, ToolCallRecord, ToolResult, Trajectory, Usage
 from mcp_servers import EmulatorConfig
 from synth.sft._docs import ServerDoc, ServerSource, ToolDoc
-from synth.sft._answer_shape import final_answer_problem
-from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, plan_hint, rollout, stops_short, usable_rollout
+from synth.sft._answer_shape import call_text_problem, final_answer_problem, states_a_result
+from synth.sft._rollout import RolloutConfig, RolloutServers, call_limit_s, plan_hint, rollout, rollout_problem, stops_short, usable_rollout
 from synth.sft._tasks import SynthTask
 
 SERVER = ServerDoc(
@@ -194,9 +194,68 @@ def test_the_agent_is_told_the_tools_of_its_task_and_the_stored_row_is_not() -> 
 def test_an_answer_before_the_tasks_tools_were_called_stops_short(answer: str, called: list[str], code: str | None) -> None:
     task = TASK.model_copy(update={"target_tools": ["search_flights", "book_flight"]})
     calls = [
-        ToolCallRecord(turn=1, call=ToolCall(id=f"c{i}", name=n, arguments={}), result=ToolResult(ok=True, text="{}", tool=n))
+        ToolCallRecord(turn=1, call=ToolCall(id=f"c{i}", name=n, arguments={}), result=ToolResult(ok=True, text='{"flight": "FL-7"}', tool=n))
         for i, n in enumerate(called)
     ]
     trajectory = Trajectory(task=task.question, steps=[Step(turn=1, message_index=1, calls=calls)], final_answer=answer, stop_reason="final_answer")
     found = stops_short(trajectory, task)
     assert (found[0] if found else None) == code
+
+
+@pytest.mark.parametrize(
+    ("answer", "states"),
+    [
+        ("Your request to obtain the next day's weather forecast is valid after the air quality is checked.", False),
+        ("成都的空气质量指数是 50，首要污染物是 PM2.5。", True),
+        ("The AQI in Chengdu is 50.", True),
+    ],
+)
+def test_an_answer_must_state_something_the_tools_returned(answer: str, states: bool) -> None:
+    # a session-17 teacher row answered the first sentence after two successful calls and was judged 0.89
+    results = ['{"city_id": 1001, "province": "四川省", "timezone": "东八区"}', '{"aqi": 50, "primary_pollutant": "PM2.5", "ok": true}']
+    assert states_a_result(answer, results) is states
+    task = TASK.model_copy(update={"target_tools": ["search_flights"]})
+    calls = [ToolCallRecord(turn=1, call=ToolCall(id="c1", name="search_flights", arguments={}), result=ToolResult(ok=True, text=results[1], tool="search_flights"))]
+    trajectory = Trajectory(task=task.question, steps=[Step(turn=1, message_index=1, calls=calls)], final_answer=answer, stop_reason="final_answer")
+    found = stops_short(trajectory, task)
+    assert (found[0] if found else None) == (None if states else "answer_states_no_result")
+    failed = [r.model_copy(update={"result": ToolResult(ok=False, text="Error: timed out", tool="search_flights")}) for r in calls]
+    assert stops_short(trajectory.model_copy(update={"steps": [Step(turn=1, message_index=1, calls=failed)]}), task) is None, (
+        "after a failed call, saying what could not be done is the answer"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "bad"),
+    [
+        ('{{"name": "check_tables", "arguments": {"date": "2023-06-15", "restaurant_id": <restaurant-id-from-search-results>}}}', True),
+        ("2. Check tables for Restaurant ID: `restaurant_id_from_search_results` (from step 1)", True),
+        ("// Wait for search_city to return city_id", True),
+        ("Here's how the tools would potentially respond based on the given inputs:", True),
+        ("Let's assume it works. To book it, you would use the function:", True),
+        ("", False),
+        ("I'll look up the city first.", False),
+        ("We can use search_city to find the city id first.", False),
+        ("先查询城市编号。", False),
+    ],
+)
+def test_text_beside_a_call_that_is_debris_is_named(text: str, bad: bool) -> None:
+    found = call_text_problem(text)
+    assert (found[0] if found else None) == ("text_beside_call" if bad else None)
+
+
+def test_a_rollout_whose_call_came_with_a_placeholder_plan_is_no_usable_conversation() -> None:
+    call = ToolCall(id="c1", name="search_flights", arguments={"origin": "Paris"})
+    messages = [
+        ChatMessage(role="user", content=TASK.question),
+        ChatMessage(role="assistant", content='Then {"name": "book_flight", "arguments": {"flight_id": "<id-from-search>"}}', tool_calls=[call]),
+        ChatMessage(role="tool", content='{"flight": "FL-7"}', tool_call_id="c1"),
+        ChatMessage(role="assistant", content="Flight FL-7 leaves Paris."),
+    ]
+    record = ToolCallRecord(turn=1, call=call, result=ToolResult(ok=True, text='{"flight": "FL-7"}', tool="search_flights"))
+    steps = [Step(turn=1, message_index=1, calls=[record]), Step(turn=2, message_index=3)]
+    trajectory = Trajectory(task=TASK.question, messages=messages, steps=steps, final_answer="Flight FL-7 leaves Paris.", stop_reason="final_answer")
+    found = rollout_problem(trajectory, ["search_flights", "book_flight"])
+    assert found is not None and found[0] == "text_beside_call" and found[1].startswith("turn 1:")
+    clean = [*messages[:1], messages[1].model_copy(update={"content": "I'll search first."}), *messages[2:]]
+    assert rollout_problem(trajectory.model_copy(update={"messages": clean}), ["search_flights", "book_flight"]) is None

@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 
 from mcp_servers import answer_in_output
 from synth.core import string_leaves
-from synth.sft._answer_shape import final_answer_problem
+from synth.sft._answer_shape import call_text_problem, final_answer_problem, states_a_result
 
 __all__ = ["Grounding", "final_answer_text", "grounding"]
 
@@ -79,6 +79,10 @@ class Grounding(BaseModel):
         default_factory=list, description="1-based steps whose result refused what was asked (sold out, rejected) while the answer says nothing negative."
     )
     answer_problem: str | None = Field(default=None, description="Why the last message answers nobody (`final_answer_problem`), if it does not.")
+    debris_steps: list[int] = Field(
+        default_factory=list, description="1-based tool steps whose call came with text that is debris (`call_text_problem`)."
+    )
+    states_no_result: bool = Field(default=False, description="Every call succeeded and the answer states nothing they returned.")
 
     def lines(self) -> list[str]:
         """The findings as sentences for the judge's prompt."""
@@ -90,6 +94,9 @@ class Grounding(BaseModel):
         out += [f"step {s}'s result says what was asked cannot be had, and the final answer says nothing negative" for s in self.unreported_refusals]
         if self.answer_problem:
             out.append(f"the final answer does not answer the user: {self.answer_problem}")
+        out += [f"step {s}'s call comes with text that is a call written out, a placeholder, debris or an imagined result" for s in self.debris_steps]
+        if self.states_no_result:
+            out.append("every call succeeded and the final answer states nothing they returned")
         return out
 
 
@@ -153,9 +160,18 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
     ]  # fmt: skip
     names = [(c.get("function") or {}).get("name", "") for c in calls]
     problem = final_answer_problem(answer, names)
+    debris: list[int] = []
+    step = 0
+    for m in messages:
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            if call_text_problem(str(m.get("content") or "")):
+                debris.append(step + 1)
+            step += len(m["tool_calls"])
+    results = [str(replies[c.get("id")].get("content") or "") for c in calls if not failed(c)]
+    silent = bool(calls) and len(results) == len(calls) and problem is None and not states_a_result(answer, results)
     return Grounding(
         repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, invented_arguments=_invented(messages),
-        unreported_refusals=refused, answer_problem=problem[1] if problem else None,
+        unreported_refusals=refused, answer_problem=problem[1] if problem else None, debris_steps=debris, states_no_result=silent,
     )  # fmt: skip
 
 

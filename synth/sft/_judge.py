@@ -20,7 +20,8 @@ conversation shows about itself (`_grounding`: repeated calls, values in the ans
 returned, errors ignored, refusals unreported) is put in the prompt and applied to the verdict: a
 repeated call zeroes that step's planning and conciseness, an ungrounded value zeroes
 final_answer, an ignored error or unreported refusal zeroes that step's response understanding and
-caps final_answer at "partly", an invented id zeroes that step's call planning, a last message that answers nobody zeroes final_answer. Per-step dimensions
+caps final_answer at "partly", an invented id zeroes that step's call planning, a last message that answers nobody or states nothing the
+successful calls returned zeroes final_answer, debris beside a call zeroes conciseness. Per-step dimensions
 are averaged over steps; the score is the mean of the seven, halved when the conversation proves the
 answer wrong (a value no tool returned, an error ignored, a refusal unreported, a call with an id
 nobody gave): on twins that differ in one sentence the judge's other six verdicts drift as far as
@@ -117,8 +118,10 @@ def _apply(found: Grounding, scalar: dict[str, float], per_step: dict[str, list[
             per_step["tool_response_understanding"][step - 1] = 0.0
     if (found.ignored_errors or found.unreported_refusals) and "final_answer" in scalar:
         scalar["final_answer"] = min(scalar["final_answer"], VERDICTS["partly"])
-    if (found.ungrounded_values or found.answer_problem) and "final_answer" in scalar:
+    if (found.ungrounded_values or found.answer_problem or found.states_no_result) and "final_answer" in scalar:
         scalar["final_answer"] = 0.0
+    if found.debris_steps and "conciseness" in scalar:
+        scalar["conciseness"] = 0.0
 
 
 def tool_steps(messages: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:

@@ -116,3 +116,22 @@ def test_a_value_written_apart_from_its_unit_is_the_value_the_tool_returned():
                 {"role": "tool", "tool_call_id": "c1", "content": "{\"standard_adult_dose\": \"325mg\"}"},
                 {"role": "assistant", "content": "The standard dose is 325 mg; the daily maximum is 4000 mg."}]  # fmt: skip
     assert grounding(messages, set()).ungrounded_values == ["4000"]
+
+
+def test_debris_beside_a_call_and_an_answer_that_states_no_result_are_found():
+    # session-17 teacher rows, exported at 0.98 and 0.89
+    call = {"id": "c1", "type": "function", "function": {"name": "search_restaurants", "arguments": '{"city": "New York"}'}}
+    messages = [
+        {"role": "user", "content": "Find Italian restaurants in New York."},
+        {"role": "assistant", "content": '{{"name": "check_tables", "arguments": {"restaurant_id": <restaurant-id-from-search-results>}}}', "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": '[{"name": "La Piazza", "restaurant_id": "12345"}]'},
+        {"role": "assistant", "content": "Your request is valid after the restaurants are checked."},
+    ]
+    found = grounding(messages, set())
+    assert found.debris_steps == [1] and found.states_no_result and len(found.lines()) == 2
+    messages[1] = {**messages[1], "content": ""}
+    messages[3] = {**messages[3], "content": "La Piazza (id 12345) serves Italian food in New York."}
+    assert grounding(messages, set()).lines() == []
+    assert grounding(messages[:3] + [{"role": "assistant", "content": "I could not reach the service."}], {"c1"}).states_no_result is False, (
+        "after a failed call there is nothing to state"
+    )

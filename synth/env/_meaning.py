@@ -15,7 +15,8 @@ ask whether its task means something, each with a stable code:
   account is allowed", which no string match finds (the completeness check judges it);
 - `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
   (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, "Supplier A", or only the slot its question
-  names: "City Name" for "What is the city ...?") instead of stating a value; or it is a bare yes,
+  names: "City Name" for "What is the city ...?") instead of stating a value; or its question asks for an id or
+  a code and it is neither (the club id "LeBron James", a session-18 teacher environment); or it is a bare yes,
   no or flag (`generic_answer_reason`), which verify never accepts as evidence: 3 of the 9
   environments a session-14 teacher run brought through the tool stage were lost to it there;
 - `hop_not_atomic`: a sub-question joins two asks ("the departure time and platform", "对手是哪支球队，几点
@@ -105,6 +106,13 @@ _STAND_IN = re.compile(
 )
 """An entity named by a letter ("Supplier A", "A供应商"): a stand-in, not a value. A session-16 teacher environment
 answered "which suppliers did my company use lately" with "A供应商和B供应商" and passed every check."""
+_ASKS_CODE = re.compile(
+    r"\b(?:id|ids|identifier|code)\b|\b(?:order|reference|tracking|confirmation|account|booking|ticket|flight|member(?:ship)?) number\b"
+    r"|编号|代码|单号",
+    re.IGNORECASE,
+)
+_CODE_LIKE = re.compile(r"\d|[A-Z]{2,}|[A-Za-z]+[-_/.][A-Za-z]+")
+"""What an id or a code has: a digit, capitals together ("KDTW", "WSU/IRL") or joined parts ("gold-tier")."""
 _EDGE = " \t\n,;:'\"`<>|*"
 _TEMPLATE_SLOT = re.compile(r"\{\s*[A-Za-z_][\w ]*\}|<\s*[A-Za-z_][\w ]*>")
 _KNOWN = re.compile(r"known\s+info\w*\s*:(.*?)(?:information\s+needed\s*:|$)", re.IGNORECASE | re.DOTALL)
@@ -216,6 +224,10 @@ def _rule_findings(main_question: str, final_answer: str, subs: Sequence[SubRow]
             findings.append(MeaningFinding(code="answer_not_value", message=(
                 f"{sid}'s answer {answer!r} is a bare yes, no or flag that many tool outputs hold, so no call proves it: "
                 "ask for the value that decides it (a status word, a count, a date)"
+            )))  # fmt: skip
+        elif _ASKS_CODE.search(question) and not _CODE_LIKE.search(answer):
+            findings.append(MeaningFinding(code="answer_not_value", message=(
+                f"{sid} asks for an id or a code but answers {answer!r}, which is none: the id itself, as a tool stores it"
             )))  # fmt: skip
         elif parts := two_facts(question, answer):
             findings.append(MeaningFinding(code="hop_not_atomic", message=f"{sid} asks for two things at once and answers {parts}"))

@@ -280,6 +280,18 @@ def test_an_entity_named_by_a_letter_is_a_stand_in_not_a_value():
         assert composition_problem("Which supplier shipped my last order?", f"It was {value}.", subs(value)) is None, value
 
 
+def test_an_id_answered_with_a_name_is_not_a_value():
+    # a session-18 teacher environment: "What is the internal club ID of the Cleveland Cavaliers?" -> "LeBron James"
+    subs = lambda question, answer: [("q1", question, answer, [])]  # noqa: E731
+    main = "What is the club ID of the Cleveland Cavaliers?"
+    for question, answer in (("What is the internal club ID of the Cleveland Cavaliers?", "LeBron James"), ("这个工单的编号是什么？", "已处理")):
+        problem = composition_problem(main, f"It is {answer}.", subs(question, answer))
+        assert problem is not None and problem[0] == "answer_not_value" and "asks for an id or a code" in problem[1], answer
+    for question, answer in (("What is the club ID of the Cavaliers?", "CLE-1970"), ("What is the airport code of the Cleveland Cavaliers?", "KCLE"),
+                             ("What is the route code of the Cleveland Cavaliers?", "WSU/IRL"), ("What is the name of the Cavaliers' arena?", "Rocket Arena")):  # fmt: skip
+        assert composition_problem(main, f"It is {answer}.", subs(question, answer)) is None, answer
+
+
 def test_a_final_answer_that_stops_mid_sentence_is_malformed():
     env = planted(task={"answer": "Train G102 leaves from Platform 7, which makes"})
     assert [(f.code, f.message) for f in meaning_findings(env.spec)] == [("answer_malformed", "the final answer stops mid-sentence at 'makes'")]

@@ -14,6 +14,7 @@ Full multi-turn trajectories are kept, never split into single steps.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from typing import Any
@@ -179,6 +180,18 @@ def call_limit_s(backend: str, config: RolloutConfig) -> float:
     return config.tool_timeout_s
 
 
+_EMPTY_TAGS = re.compile(r"<(tools|tool_call)>\s*</\1>")
+
+
+def without_empty_tags(message: ChatMessage) -> ChatMessage:
+    """`message` without empty `<tools></tools>` pairs: the tag Qwen's chat template wraps the tool list in, which
+    the teacher as agent wrote, empty, beside its calls in the last attempt of 23 of the 58 tasks a session-18 run first rejected. The
+    pair says nothing, and a row that kept it would teach the student to write it."""
+    text = message.content or ""
+    cleaned = _EMPTY_TAGS.sub("", text).strip()
+    return message if cleaned == text else message.model_copy(update={"content": cleaned})
+
+
 def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | None:
     """Why the rollout stopped before the task was done, else None: `asks_user_midway` when the last message
     asks the user for something while tools the task was written for were never called; `task_tools_uncalled`
@@ -260,10 +273,11 @@ async def rollout(model: Any, servers: RolloutServers, task: SynthTask, config: 
             parallel_tool_calls=config.parallel_tool_calls,
         )  # fmt: skip
         trajectory = await agent.run(task.question, metadata={"task_id": task.id, "server_id": task.server_id})
+    messages = [without_empty_tags(m) if m.role == "assistant" and m.tool_calls else m for m in trajectory.messages]
     if hint:
         # the row a student learns from carries no hint: it must plan the calls from the request alone
-        first = trajectory.messages[0].model_copy(update={"content": config.system_prompt})
-        trajectory = trajectory.model_copy(update={"messages": [first, *trajectory.messages[1:]]})
+        messages[0] = messages[0].model_copy(update={"content": config.system_prompt})
+    trajectory = trajectory.model_copy(update={"messages": messages})
     errors = [r.call.id for r in trajectory.tool_calls if not r.result.ok]
     return TrajectoryRecord(
         id=f"traj-{task.id.removeprefix('task-')}",

@@ -259,3 +259,20 @@ def test_a_rollout_whose_call_came_with_a_placeholder_plan_is_no_usable_conversa
     assert found is not None and found[0] == "text_beside_call" and found[1].startswith("turn 1:")
     clean = [*messages[:1], messages[1].model_copy(update={"content": "I'll search first."}), *messages[2:]]
     assert rollout_problem(trajectory.model_copy(update={"messages": clean}), ["search_flights", "book_flight"]) is None
+
+
+def test_an_empty_tools_tag_pair_beside_a_call_is_dropped_from_the_row() -> None:
+    # the teacher wrote "<tools>\n\n</tools>" (its chat template's tag for the tool list) beside its calls
+    def agent(messages: list[ChatMessage], tools: object, settings: object) -> ModelResponse:
+        if any(m.role == "tool" for m in messages):
+            return ModelResponse(message=ChatMessage(role="assistant", content="Flight FL-7 leaves Paris."), usage=Usage(requests=1))
+        call = ToolCall(id="call_1", name="search_flights", arguments={"origin": "Paris"})
+        return ModelResponse(message=ChatMessage(role="assistant", content="<tools>\n\n</tools>", tool_calls=[call]), usage=Usage(requests=1))
+
+    async def play(config: RolloutConfig) -> object:
+        async with RolloutServers([SERVER], FunctionModel(_slow_backend), config) as servers:
+            return await rollout(FunctionModel(agent), servers, TASK, config)
+
+    record = anyio.run(play, RolloutConfig(emulator=EmulatorConfig(failure_rate=0.0)))
+    assert [m.get("content") for m in record.openai_messages() if m["role"] == "assistant"] == ["", "Flight FL-7 leaves Paris."]
+    assert rollout_problem(record.trajectory, ["search_flights"]) is None

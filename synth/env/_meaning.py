@@ -4,7 +4,7 @@
 ask whether its task means something, each with a stable code:
 
 - `main_not_question`: the main question asks for nothing (no question, no request for values);
-- `main_question_malformed`: the main question holds debris no user writes (a template slot,
+- `main_question_malformed`: the main question holds debris no user writes (a template slot or "XX",
   a cut-off mark such as `...` or `[truncated]`, an error message), or runs past 60 words;
 - `answer_malformed`: the main answer holds the seams of a list written as text (`97-89', '36 points'`),
   an empty `{}` or `[]`, or the debris of `main_question_malformed`, or stops mid-sentence ("... this makes", or
@@ -107,12 +107,16 @@ _STAND_IN = re.compile(
 """An entity named by a letter ("Supplier A", "A供应商"): a stand-in, not a value. A session-16 teacher environment
 answered "which suppliers did my company use lately" with "A供应商和B供应商" and passed every check."""
 _ASKS_CODE = re.compile(
-    r"\b(?:id|ids|identifier|code)\b|\b(?:order|reference|tracking|confirmation|account|booking|ticket|flight|member(?:ship)?) number\b"
-    r"|编号|代码|单号",
+    r"\b(?:id|ids|identifier|code|(?:order|reference|tracking|confirmation|account|booking|ticket|flight|member(?:ship)?) number)"
+    r"(?=\s+(?:of|for)\b|\s*[?？]|\s*$)|(?:编号|代码|单号)(?:是)?(?:什么|多少|[?？])",
     re.IGNORECASE,
 )
+"""A question asking for an id or a code ("the club ID of ...", "工单编号是什么"), not one naming a thing by its id ("the
+device with ID 5", "编号是XX的设备")."""
 _CODE_LIKE = re.compile(r"\d|[A-Z]{2,}|[A-Za-z]+[-_/.][A-Za-z]+")
 """What an id or a code has: a digit, capitals together ("KDTW", "WSU/IRL") or joined parts ("gold-tier")."""
+_X_SLOT = re.compile(r"(?<![A-Za-z])(?:X{2,}|x{3,})(?![A-Za-z])")
+"""Letters standing where a value goes: a session-18 teacher environment asked "设备编号是XX的设备最近一次维护预警的时间是什么？"."""
 _EDGE = " \t\n,;:'\"`<>|*"
 _TEMPLATE_SLOT = re.compile(r"\{\s*[A-Za-z_][\w ]*\}|<\s*[A-Za-z_][\w ]*>")
 _KNOWN = re.compile(r"known\s+info\w*\s*:(.*?)(?:information\s+needed\s*:|$)", re.IGNORECASE | re.DOTALL)
@@ -264,7 +268,7 @@ def two_facts(question: str, answer: str) -> list[str]:
 def _malformed(main_question: str) -> str | None:
     """What makes a main question one no user would write: debris a reply left in it ("[truncated]` ... Error -
     Incorrect response forma"), a template slot, or more than 60 words (a brief, not a question)."""
-    if debris := _DEBRIS.search(main_question) or _TEMPLATE_SLOT.search(main_question):
+    if debris := _DEBRIS.search(main_question) or _TEMPLATE_SLOT.search(main_question) or _X_SLOT.search(main_question):
         return f"holds {debris.group(0)!r}, which no user writes"
     words = len(main_question.split()) + cjk_chars(main_question) // 2
     return f"runs to {words} words; ask for the values in one question" if words > _MAIN_MAX_WORDS else None

@@ -284,12 +284,23 @@ def test_an_id_answered_with_a_name_is_not_a_value():
     # a session-18 teacher environment: "What is the internal club ID of the Cleveland Cavaliers?" -> "LeBron James"
     subs = lambda question, answer: [("q1", question, answer, [])]  # noqa: E731
     main = "What is the club ID of the Cleveland Cavaliers?"
-    for question, answer in (("What is the internal club ID of the Cleveland Cavaliers?", "LeBron James"), ("这个工单的编号是什么？", "已处理")):
+    for question, answer in (("What is the internal club ID of the Cleveland Cavaliers?", "LeBron James"), ("这个工单的编号是什么？", "已处理"),
+                             ("What is your reservation ID?", "Cleveland Cavaliers")):  # fmt: skip
         problem = composition_problem(main, f"It is {answer}.", subs(question, answer))
         assert problem is not None and problem[0] == "answer_not_value" and "asks for an id or a code" in problem[1], answer
     for question, answer in (("What is the club ID of the Cavaliers?", "CLE-1970"), ("What is the airport code of the Cleveland Cavaliers?", "KCLE"),
-                             ("What is the route code of the Cleveland Cavaliers?", "WSU/IRL"), ("What is the name of the Cavaliers' arena?", "Rocket Arena")):  # fmt: skip
+                             ("What is the route code of the Cleveland Cavaliers?", "WSU/IRL"), ("What is the name of the Cavaliers' arena?", "Rocket Arena"),
+                             ("What is the status of the Cleveland Cavaliers with club ID CLE-1970?", "active"),
+                             ("编号是CLE的Cleveland Cavaliers状态是什么？", "正常")):  # fmt: skip
         assert composition_problem(main, f"It is {answer}.", subs(question, answer)) is None, answer
+
+
+def test_letters_where_a_value_goes_make_the_main_question_malformed():
+    # a session-18 teacher environment: "设备编号是XX的设备最近一次维护预警的时间是什么？", through every check
+    for main in ("设备编号是XX的设备最近一次维护预警的时间是什么？", "When is the next service of device xxx?"):
+        assert "main_question_malformed" in [f.code for f in meaning_findings(planted(task={"question": main}).spec)], main
+    for main in ("Is the XXL jacket in stock in Berlin?", "Which train leaves Berlin first?"):
+        assert "main_question_malformed" not in [f.code for f in meaning_findings(planted(task={"question": main}).spec)], main
 
 
 def test_a_final_answer_that_stops_mid_sentence_is_malformed():

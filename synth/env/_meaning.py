@@ -133,9 +133,13 @@ _DEBRIS = re.compile(
     r"|['\"]\s*\+\s*\w+\(|\)\s*\+\s*['\"]|['\"]\s*\}\s*$",  # code: "PLN '+str(447 - 335)+'. ...'}" (a session-17 teacher answer)
     re.IGNORECASE,
 )
-_LIST_DEBRIS = re.compile(r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]|[.;!?]['"]\s+\w""")
+_LIST_DEBRIS = re.compile(
+    r"""['"]\s*[,=:]\s*['"]|\{\s*\}|\[\s*\]|[.;!?]['"]\s+\w|[;,]\s*'[A-Z]|(?<=[A-Za-rt-z0-9])'\s+(?:is|are|was|were)\b"""
+    r"|(?<![A-Za-z])(?i:in|on|at|the|his|her|your|my|of|for|and|to)(?=[\u4e00-\u9fff])"
+)
 """The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"
-and "a final score of 159-135.' Kyle Kuzma (points: 26 ...)'"."""
+and "a final score of 159-135.' Kyle Kuzma (points: 26 ...)'", and in session 18 "order 4B4rwtH' is TN-000912987;
+'The current price ...' is $59.00"; or an English word glued to Chinese ("In公司的供应链协同管理系统中")."""
 _CUT_OFF = re.compile(
     r"\b(?:the|a|an|and|or|but|of|to|with|for|this|that|these|those|makes|make|is|are|was|were|which|in|at|on|by|as|from|than|so|because)\s*$",
     re.IGNORECASE,

@@ -314,6 +314,15 @@ def test_a_final_answer_holding_code_is_malformed():
     assert "answer_malformed" in [f.code for f in meaning_findings(planted(task={"answer": code}).spec)]
 
 
+def test_quoted_clauses_and_a_word_glued_to_chinese_are_malformed():
+    # session-18 teacher environments, kept through every check
+    for answer in ("The tracking number for order 4B4rwtH' is TN-000912987; 'The current price of the pack' is $59.00.",
+                   "In公司的供应链协同管理系统中，追踪的发票金额为0元。"):  # fmt: skip
+        assert "answer_malformed" in [f.code for f in meaning_findings(planted(task={"answer": answer}).spec)], answer
+    for answer in ("Train G102 (the Reyes' favourite) leaves from Platform 7.", "G102 次列车从7号站台出发，iPhone 用户可扫码。"):
+        assert "answer_malformed" not in [f.code for f in meaning_findings(planted(task={"answer": answer}).spec)], answer
+
+
 def test_a_long_final_answer_without_a_closing_mark_was_cut_off():
     cut = "Train G102 leaves from Platform 7 at 07:28 and you can board it as soon as the doors open; seats are not reserved, " \
           "so arrive early if there are no delays and your De"

@@ -37,7 +37,7 @@ from mcp_servers import answer_in_output
 from synth.core import string_leaves
 from synth.sft._answer_shape import call_text_problem, final_answer_problem, states_a_result
 
-__all__ = ["Grounding", "final_answer_text", "grounding"]
+__all__ = ["Grounding", "final_answer_text", "grounding", "invented_steps"]
 
 _VALUE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.,:/\-][A-Za-z0-9]*\d[A-Za-z0-9]*)*")
 _ISO_T = re.compile(r"(\d)T(\d)")
@@ -170,12 +170,12 @@ def grounding(messages: list[dict[str, Any]], error_call_ids: set[str]) -> Groun
     results = [str(replies[c.get("id")].get("content") or "") for c in calls if not failed(c)]
     silent = bool(calls) and len(results) == len(calls) and problem is None and not states_a_result(answer, results)
     return Grounding(
-        repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, invented_arguments=_invented(messages),
+        repeated_steps=repeated, ungrounded_values=ungrounded, ignored_errors=ignored, invented_arguments=invented_steps(messages),
         unreported_refusals=refused, answer_problem=problem[1] if problem else None, debris_steps=debris, states_no_result=silent,
     )  # fmt: skip
 
 
-def _invented(messages: list[dict[str, Any]]) -> list[int]:
+def invented_steps(messages: list[dict[str, Any]]) -> list[int]:
     """The 1-based tool steps whose string arguments hold an id-like value (`_ID_LIKE`) that no user or system
     message and no tool result before the step contains."""
     known: list[str] = []

@@ -27,6 +27,7 @@ from agent_sdk import Agent, ChatMessage, SamplingSettings, Toolbox, Trajectory
 from mcp_servers import Binding, EmulatedTool, EmulatorConfig, EnvServer, Sandbox, SandboxConfig, ToolEmulator, load_env
 from synth.sft._answer_shape import ASKS_USER, call_text_problem, final_answer_problem, states_a_result
 from synth.sft._docs import ServerDoc
+from synth.sft._grounding import invented_steps
 from synth.sft._ingest import mcp_target
 from synth.sft._tasks import SynthTask
 
@@ -195,8 +196,9 @@ def without_empty_tags(message: ChatMessage) -> ChatMessage:
 def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | None:
     """Why the rollout stopped before the task was done, else None: `asks_user_midway` when the last message
     asks the user for something while tools the task was written for were never called; `task_tools_uncalled`
-    when it answers without calling them and no call had failed (after a failure, telling the user what could
-    not be done is the answer); `answer_states_no_result` when every call succeeded and the answer states
+    when it answers without calling them and no call had failed, or every failed call used an id the agent made up
+    (after a failure it did not cause, telling the user what could not be done is the answer; 14 of the 23 usable
+    rollouts of a session-18 run began with a made-up id, which the emulator answered "not found"); `answer_states_no_result` when every call succeeded and the answer states
     nothing they returned (`states_a_result`).
 
     Tasks state the values their chain needs from the user (`chain_inputs`), so what is left to ask for
@@ -210,6 +212,9 @@ def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | No
     if m and uncalled:
         return "asks_user_midway", f"the last message asks the user ({m.group(0)!r}) before calling {uncalled}"
     all_ok = all(r.result.ok for r in trajectory.tool_calls)
+    failed = {step for step, r in enumerate(trajectory.tool_calls, 1) if not r.result.ok}
+    if uncalled and failed and failed <= set(invented_steps([m.to_openai() for m in trajectory.messages])):
+        return "task_tools_uncalled", f"the agent answered without calling {uncalled}; its calls failed only on ids it made up (steps {sorted(failed)})"
     if uncalled and all_ok:
         return "task_tools_uncalled", f"the agent answered without calling {uncalled}, which the task was written for"
     if all_ok and not states_a_result(trajectory.final_answer, [r.result.text for r in trajectory.tool_calls]):

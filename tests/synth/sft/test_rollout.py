@@ -276,3 +276,21 @@ def test_an_empty_tools_tag_pair_beside_a_call_is_dropped_from_the_row() -> None
     record = anyio.run(play, RolloutConfig(emulator=EmulatorConfig(failure_rate=0.0)))
     assert [m.get("content") for m in record.openai_messages() if m["role"] == "assistant"] == ["", "Flight FL-7 leaves Paris."]
     assert rollout_problem(record.trajectory, ["search_flights"]) is None
+
+
+def test_a_failure_the_agent_caused_with_a_made_up_id_does_not_excuse_uncalled_tools() -> None:
+    # session-18 teacher rollouts: get_medicine_info(medicine_id="12345") before any search, "not found", then an answer
+    task = TASK.model_copy(update={"target_tools": ["search_flights", "book_flight"]})
+
+    def played(flight_id: str) -> Trajectory:
+        call = ToolCall(id="c1", name="book_flight", arguments={"flight_id": flight_id})
+        messages = [ChatMessage(role="user", content="Book flight FL-7 from Paris for me."), ChatMessage(role="assistant", tool_calls=[call]),
+                    ChatMessage(role="tool", content="Error: flight not found", tool_call_id="c1"),
+                    ChatMessage(role="assistant", content="I could not book it: the flight was not found.")]  # fmt: skip
+        record = ToolCallRecord(turn=1, call=call, result=ToolResult(ok=False, text="Error: flight not found", tool="book_flight"))
+        return Trajectory(task=task.question, messages=messages, steps=[Step(turn=1, message_index=1, calls=[record]), Step(turn=2, message_index=3)],
+                          final_answer=messages[-1].content, stop_reason="final_answer")  # fmt: skip
+
+    found = stops_short(played("FL-12345"), task)
+    assert found is not None and found[0] == "task_tools_uncalled" and "made up" in found[1]
+    assert stops_short(played("FL-7"), task) is None, "a failure on the id the user gave is reported, and that is the answer"

@@ -211,13 +211,12 @@ def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | No
     uncalled = [t for t in task.target_tools if t not in {r.call.name for r in trajectory.tool_calls}]
     if m and uncalled:
         return "asks_user_midway", f"the last message asks the user ({m.group(0)!r}) before calling {uncalled}"
-    all_ok = all(r.result.ok for r in trajectory.tool_calls)
     failed = {step for step, r in enumerate(trajectory.tool_calls, 1) if not r.result.ok}
     if uncalled and failed and failed <= set(invented_steps([m.to_openai() for m in trajectory.messages])):
         return "task_tools_uncalled", f"the agent answered without calling {uncalled}; its calls failed only on ids it made up (steps {sorted(failed)})"
-    if uncalled and all_ok:
+    if uncalled and not failed:
         return "task_tools_uncalled", f"the agent answered without calling {uncalled}, which the task was written for"
-    if all_ok and not states_a_result(trajectory.final_answer, [r.result.text for r in trajectory.tool_calls]):
+    if not failed and not states_a_result(trajectory.final_answer, [r.result.text for r in trajectory.tool_calls]):
         return "answer_states_no_result", f"every call succeeded and the answer states nothing they returned: {(trajectory.final_answer or '')[:160]!r}"
     return None
 

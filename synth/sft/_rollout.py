@@ -186,7 +186,7 @@ _EMPTY_TAGS = re.compile(r"<(tools|tool_call)>\s*</\1>")
 
 def without_empty_tags(message: ChatMessage) -> ChatMessage:
     """`message` without empty `<tools></tools>` pairs: the tag Qwen's chat template wraps the tool list in, which
-    the teacher as agent wrote, empty, beside its calls in the last attempt of 23 of the 58 tasks a session-18 run first rejected. The
+    the teacher as agent wrote, empty, beside its calls: 16 of the first 58 tasks a session-18 run rejected ended on a `<tools>` tag there, most an empty pair. The
     pair says nothing, and a row that kept it would teach the student to write it."""
     text = message.content or ""
     cleaned = _EMPTY_TAGS.sub("", text).strip()

@@ -9,16 +9,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
-
 from mcp_servers import answer_in_output, normalize_answer
+from synth.core import string_leaves
 
 __all__ = ["ASKS_USER", "call_text_problem", "final_answer_problem", "states_a_result"]
 
 _MARKUP = re.compile(r"```\w*|<[^<>]{0,40}>")
+_WOULD_CALL = r"(?:can|could|should|would|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b"
 _INSTRUCTS = re.compile(
-    r"\b(?:you|we) (?:can|could|should|would|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b(?:function|tool|command|endpoint)s?\b"
-    r"|\bthe following (?:JSON|arguments|parameters)\b|```json",
+    rf"\b(?:you|we) {_WOULD_CALL}(?:function|tool|command|endpoint)s?\b|\bthe following (?:JSON|arguments|parameters)\b|```json",
     re.IGNORECASE,
 )
 _NARRATES = re.compile(
@@ -59,7 +58,7 @@ _PLACEHOLDER = re.compile(r"<[^<>\n]{0,60}\bfrom\b[^<>\n]{0,60}>|\b[a-z]+(?:_[a-
 """A value the model had not got yet, named instead: `<restaurant-id-from-search-results>`,
 `restaurant_id_from_search_results`, `your_city_id` (session-17 teacher rollouts)."""
 _IMAGINES = re.compile(r"\bhow the tools? (?:would|might|will) (?:potentially )?respond\b|\blet'?s assume\b|\bassuming (?:it|the call|the tool)\b", re.IGNORECASE)
-_TELLS_USER = re.compile(r"\byou (?:would|can|could|should|need to|may) (?:use|call|run|invoke)\b[^.]{0,60}\b(?:function|tool)s?\b", re.IGNORECASE)
+_TELLS_USER = re.compile(rf"\byou {_WOULD_CALL}(?:function|tool)s?\b", re.IGNORECASE)
 """Beside its own call, the agent telling the user which function to use ("we can use search_city first" is a plan)."""
 
 
@@ -91,22 +90,11 @@ def states_a_result(answer: str | None, results: Sequence[str]) -> bool:
     values: list[str] = []
     for text in results:
         try:
-            data = json.loads(text)
+            # numbers kept as their text, so an AQI of 50 is a value the answer can state
+            values += string_leaves(json.loads(text, parse_int=str, parse_float=str))
         except ValueError:
             values += text.splitlines()
-            continue
-        values += _leaves(data)
     return any(len(normalize_answer(v)) >= 2 and answer_in_output(v, answer or "") for v in values)
-
-
-def _leaves(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _leaves(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _leaves(v)]
-    if isinstance(value, bool) or value is None:
-        return []
-    return [str(value)]
 
 
 def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finish_reason: str | None = None) -> tuple[str, str] | None:

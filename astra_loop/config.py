@@ -71,7 +71,7 @@ PRESETS: dict[str, LoopPreset] = {
     ),
 }
 """The named presets: `cpu-small` (2 cores, the embedded model: 96 minutes measured with the 32 example
-training environments and 20 GRPO steps, docs/loop-cpu-small-shaped) and `astra` (the paper's scale)."""
+training environments and 20 GRPO steps, docs/runs/loop-authored-20-steps) and `astra` (the paper's scale)."""
 
 
 def preset(name: str) -> LoopPreset:

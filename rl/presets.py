@@ -96,7 +96,7 @@ ASTRA = Preset(
 # with the 32 example training environments: one SFT epoch, then 20 GRPO steps of 2 prompts x 4
 # rollouts with only the top 4 decoder layers trained (backward then stops there); the GRPO rate is
 # higher than ASTRA's because a few updates have to move the policy at all. An unanswered rollout
-# keeps half its F1: under F1 alone, 20 steps learned to call on to the turn limit (docs/loop-cpu-small-20steps).
+# keeps half its F1: under F1 alone, 20 steps learned to call on to the turn limit (docs/results.md).
 CPU_SMALL = Preset(
     name="cpu-small",
     description=(

@@ -2,7 +2,8 @@
 
 4 rows of each of the 10 English domains of ASTRA's `knowledge/en/context.jsonl` and 10 of its
 Chinese domain rows (`knowledge/zh/domains.jsonl`), drawn with a fixed seed, never rows a prompt
-was tuned on. Usage: `python examples/synth_slice/make_slice.py ../shared/data/astra/knowledge`.
+was tuned on. Usage: `python examples/synth_slice/make_slice.py [KNOWLEDGE_DIR]`, by default the
+vendored `data/astra/knowledge` (`synth.core.DATA_DIR`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import random
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from synth.core import DATA_DIR
 
 PER_DOMAIN = 4
 ZH_ROWS = 10
@@ -33,4 +36,4 @@ def main(knowledge: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DATA_DIR / "astra" / "knowledge")

@@ -18,10 +18,12 @@ Every synthesis pipeline (`synth.env`, `synth.sft`) is built from these parts:
 - `pyplot` / `save_figure`: the reports' figures, written without a display;
 - `VERDICTS`: the word-labelled scale (yes / mostly / partly / no) every judge answers on;
   `VerdictReader` weighs a reply's words by the model's own probabilities of them;
-- `values`: the values a text names and the parameters each can fill (`key_values`, `fits_parameter`).
+- `values`: the values a text names and the parameters each can fill (`key_values`, `fits_parameter`);
+- `DATA_DIR`: the vendored third-party data (`data/` at the repository root: ASTRA's inputs, ACEBench).
 """
 
 from synth.core.cache import LLMCache, cache_key
+from synth.core.data import DATA_DIR
 from synth.core.checks import COPIED_EXAMPLE, CheckOutcome, PromptExample, ReplyCheck, string_leaves
 from synth.core.llm import LLMCounts, MeteredModel
 from synth.core.plots import pyplot, save_figure
@@ -33,6 +35,7 @@ from synth.core.verdicts import VERDICT_TOP_LOGPROBS, VERDICT_WORDS, VERDICTS, Y
 
 __all__ = [
     "COPIED_EXAMPLE",
+    "DATA_DIR",
     "VERDICTS",
     "VERDICT_TOP_LOGPROBS",
     "VERDICT_WORDS",

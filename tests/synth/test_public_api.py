@@ -10,7 +10,7 @@ import synth.exceptions
 
 EXPECTED = {
     synth.core: {
-        "COPIED_EXAMPLE", "CheckOutcome", "JsonlStore", "LLMCache", "LLMCounts", "MeteredModel", "PipelineStats",
+        "COPIED_EXAMPLE", "DATA_DIR", "CheckOutcome", "JsonlStore", "LLMCache", "LLMCounts", "MeteredModel", "PipelineStats",
         "PromptExample", "ReasonCode", "Rejection", "ReplyCheck", "Stage", "StageCounts", "StageMeter", "StageTokens",
         "StructuredResult", "ask_structured", "cache_key", "enforces_schema", "extract_json", "map_ordered", "progress_bar", "pyplot", "record_id", "save_figure",
         "rejections_store", "stage_counts", "string_leaves", "VERDICTS", "VERDICT_TOP_LOGPROBS", "VERDICT_WORDS", "YES_NO", "VerdictReader", "verdict_schema",

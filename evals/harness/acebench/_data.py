@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_sdk import read_jsonl
+from synth.core import DATA_DIR
 
 __all__ = [
     "AGENT_CATEGORIES",
@@ -59,12 +60,12 @@ class AceEntry(BaseModel):
 
 
 def acebench_dir(explicit: str | Path | None = None) -> Path:
-    """The ACEBench data directory: `explicit`, `$ASTRA_ACEBENCH_DIR`, or `../shared/data/acebench` from the repo."""
+    """The ACEBench data directory: `explicit`, `$ASTRA_ACEBENCH_DIR`, or the vendored `data/acebench` of the repository."""
     if explicit:
         return Path(explicit)
     if os.environ.get("ASTRA_ACEBENCH_DIR"):
         return Path(os.environ["ASTRA_ACEBENCH_DIR"])
-    return Path(__file__).resolve().parents[3].parent / "shared" / "data" / "acebench"
+    return DATA_DIR / "acebench"
 
 
 def data_missing() -> str | None:

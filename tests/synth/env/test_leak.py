@@ -1,9 +1,11 @@
 import json
+from pathlib import Path
 
 import pytest
 from envscript import Script
 
 from agent_sdk import FunctionModel, read_jsonl
+from synth.core import DATA_DIR
 from synth.env import SynthConfig, synthesize_envs
 from synth.env._leak import benchmark_questions, data_root, default_benchmark_files
 
@@ -15,6 +17,16 @@ def test_benchmark_files_include_the_webtailbench_questions():
     assert QUESTIONS in files
     questions = benchmark_questions(QUESTIONS)
     assert len(questions) == 609 and questions[0].startswith("What is the price difference")
+
+
+def test_the_benchmark_list_reads_the_vendored_data_inside_the_repository(monkeypatch):
+    monkeypatch.delenv("ASTRA_DATA_DIR", raising=False)
+    repo = Path(__file__).resolve().parents[3]
+    assert data_root() == DATA_DIR == repo / "data"
+    vendored = [f for f in default_benchmark_files() if f.is_relative_to(DATA_DIR)]
+    assert DATA_DIR / "astra" / "knowledge" / "en" / "questions.jsonl" in vendored
+    # WebTailBench plus the 17 ACEBench categories in each language; BFCL and tau2 come from their installed packages
+    assert len(vendored) == 1 + 2 * 17 and all(f.resolve().is_relative_to(repo) for f in vendored)
 
 
 @pytest.mark.anyio

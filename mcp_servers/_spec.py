@@ -26,7 +26,7 @@ SPEC_VERSION = 1
 """Current `env.json` format version."""
 
 Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
-SourceKind = Literal["qa", "mcp_docs", "authored", "import"]
+SourceKind = Literal["qa", "mcp_docs", "authored", "import", "world"]
 
 
 class _Model(BaseModel):
@@ -36,7 +36,7 @@ class _Model(BaseModel):
 class Source(_Model):
     """Where an environment came from."""
 
-    kind: SourceKind = Field(description="qa | mcp_docs | authored | import")
+    kind: SourceKind = Field(description="qa | mcp_docs | authored | import | world")
     ref: str | None = Field(default=None, description="A pointer to the origin (file:line, URL, record id).")
 
 

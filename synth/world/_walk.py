@@ -1,0 +1,334 @@
+"""Tasks by walking a world: 1-4 hops along keys and relations, answers from executing the calls.
+
+A walk starts from a row the user names (by its name or id), from a search on one of its fields,
+or from a relation followed back from a parent; it follows foreign keys; it ends on a value of the
+last row or on a derived quantity. Each hop is one golden call whose arguments come only from the
+question or from an earlier hop's result, and whose answer is read from the call's output. A walk
+is rejected with a stable code (`WALK_REJECTIONS`) when it would not make a fair task.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from mcp_servers import answer_in_output, generic_answer_reason, normalize_answer
+from synth.world._render import Phrasing, phrasing
+from synth.world._runtime import show
+from synth.world._schema import ANSWER_TYPES, Entity, FieldSpec, World, label_text
+from synth.world._tools import WorldTool, field_meta, plural_name, ref_short
+
+__all__ = ["SCENARIOS", "WALK_REJECTIONS", "Step", "Walk", "WalkRejected", "Walker"]
+
+Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
+SCENARIOS: tuple[Scenario, ...] = ("single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop")
+WALK_REJECTIONS: dict[str, str] = {
+    "ambiguous_question": "the question's values match several records and nothing in it tells them apart",
+    "single_call_shortcut": "one call with the question's values answers a multi-hop question",
+    "answer_in_question": "an answer holds already before the walk: the question states it",
+    "repeated_answer": "two hops answer the same value",
+    "answer_generic": "an answer is too short or generic to prove a call (a bare number, 'yes')",
+    "missing_value": "the walk reaches an empty field",
+    "no_walk": "the world has no path of this shape",
+}
+_STRING_SEARCH = frozenset({"name", "code", "date", "time"})
+"""Fields a walk may start a search from: an enum is shared by many rows, so it never names one."""
+
+
+class WalkRejected(Exception):
+    """A walk that would not make a fair task; `code` is one of `WALK_REJECTIONS`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    """One hop: a golden call, its sub-question and the answer read from its output."""
+
+    id: str
+    tool: str
+    arguments: dict[str, Any]
+    question: str
+    answer: str
+    depends_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Walk:
+    """A task: the main question and answer, its hops, and the values the question gives."""
+
+    scenario: Scenario
+    language: str
+    question: str
+    answer: str
+    steps: tuple[Step, ...]
+    given: tuple[str, ...]
+    shape: str
+    hops: int
+    """Hops of one branch (a parallel walk has two branches of this length)."""
+
+
+@dataclass(frozen=True)
+class _Spec:
+    start: Literal["handle", "search", "follow"]
+    entity: str
+    search_field: str | None = None
+    via: str | None = None
+    fks: tuple[str, ...] = ()
+    end: tuple[str, str] = ("field", "")
+    count: int | None = None
+
+    @property
+    def hops(self) -> int:
+        title_only = self.start == "search" and self.end == ("title", "")
+        return (0 if self.start == "handle" else 1) + len(self.fks) + (0 if title_only else 1)
+
+
+@dataclass
+class _Branch:
+    steps: list[Step] = field(default_factory=list)
+    given: list[str] = field(default_factory=list)
+    phrase: str = ""
+    what: str = ""
+    extra: str = ""
+    value: str = ""
+    rows: list[str] = field(default_factory=list)
+
+
+class Walker:
+    """Samples walks over one world in one language, executing each call on the rows.
+
+    Args:
+        world: a world with rows.
+        language: the language of the questions ("en" or "zh").
+        tools: the world's compiled tools (`compile_tools`).
+        namespace: the executed module of those tools (`environment_code` run with `exec`).
+    """
+
+    def __init__(self, world: World, language: str, tools: list[WorldTool], namespace: dict[str, Any]) -> None:
+        self.world, self.language, self.ns = world, language, namespace
+        self.say: Phrasing = phrasing(language)
+        self.tools = {t.spec.name: t for t in tools}
+
+    def label(self, value: Any) -> str:
+        return label_text(value, self.language)
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.ns[tool](**arguments)
+
+    # --- specs -----------------------------------------------------------------------
+
+    def _ends(self, entity: Entity) -> list[tuple[str, str]]:
+        ends = [("field", f.name) for f in entity.fields if f.type in ANSWER_TYPES and f.name != entity.key]
+        ends += [("derived", d.name) for d in self.world.derived if d.entity == entity.name and f"compute_{d.name}" in self.tools]
+        return ends
+
+    def _starts(self, single: bool) -> list[_Spec]:
+        starts: list[_Spec] = []
+        for e in self.world.entities:
+            starts.append(_Spec("handle", e.name))
+            if f"search_{plural_name(e.name)}" in self.tools:
+                title = e.title_field
+                for f in e.fields:
+                    if f.type in _STRING_SEARCH and f.name != e.key and (title is None or f.name != title.name):
+                        starts.append(_Spec("search", e.name, search_field=f.name, end=("title", "") if single and title else ("field", "")))
+        if not single:
+            for child, via, parent in self.world.relations:
+                if f"list_{plural_name(child.name)}_by_{ref_short(via)}" in self.tools:
+                    starts.append(_Spec("follow", parent.name, via=f"{child.name}.{via.name}"))
+        return starts
+
+    def spec(self, hops: int, rng: random.Random) -> _Spec:
+        """A random path of `hops` hops (raises `WalkRejected('no_walk')` when none fits)."""
+        for _ in range(40):
+            start = rng.choice(self._starts(single=hops == 1))
+            if start.end == ("title", ""):
+                if hops == 1:
+                    return start
+                continue
+            entity = self.world.entity(start.via.split(".")[0]) if start.via else self.world.entity(start.entity)
+            fks: list[str] = []
+            pre = 0 if start.start == "handle" else 1
+            while pre + len(fks) + 1 < hops:
+                refs = [f for f in entity.fields if f.type == "ref"]  # type: ignore[union-attr]
+                if not refs:
+                    break
+                ref = rng.choice(refs)
+                fks.append(ref.name)
+                entity = self.world.entity(ref.ref or "")
+            if pre + len(fks) + 1 != hops:
+                continue
+            ends = self._ends(entity)  # type: ignore[arg-type]
+            if not ends:
+                continue
+            end = rng.choice(ends)
+            count = None
+            if end[0] == "derived":
+                d = next(d for d in self.world.derived if d.name == end[1])
+                count = rng.randint(2, d.argument_max) if d.kind == "product" else None
+            return replace(start, fks=tuple(fks), end=end, count=count)
+        raise WalkRejected("no_walk", f"no path of {hops} hops in world {self.world.name}")
+
+    # --- running a spec on rows ------------------------------------------------------
+
+    def _handle(self, entity: Entity, row: dict[str, Any]) -> str:
+        title = entity.title_field
+        if title is None or row.get(title.name) in (None, ""):
+            return str(row[entity.key])
+        value = str(row[title.name])
+        same = [r for r in entity.rows or [] if normalize_answer(str(r.get(title.name, ""))) == normalize_answer(value)]
+        if len(same) > 1:
+            raise WalkRejected("ambiguous_question", f"{len(same)} {entity.name} rows are named {value!r}")
+        return value
+
+    def _step(self, branch: _Branch, prefix: str, tool: str, arguments: dict[str, Any], question: str, answer: str,
+              depends: tuple[str, ...]) -> str:  # fmt: skip
+        output = json.dumps(self.call(tool, arguments), ensure_ascii=False, sort_keys=True)
+        if not answer or not answer_in_output(answer, output):
+            raise WalkRejected("missing_value", f"{tool}({arguments}) does not return {answer!r}")
+        sid = f"{prefix}{len(branch.steps) + 1}"
+        branch.steps.append(Step(id=sid, tool=tool, arguments=arguments, question=question, answer=answer, depends_on=depends))
+        return sid
+
+    def run(self, spec: _Spec, rng: random.Random, prefix: str, avoid: set[str]) -> _Branch:
+        """Execute `spec` from a random row not in `avoid`."""
+        say, branch = self.say, _Branch()
+        entity = self.world.entity(spec.entity)
+        assert entity is not None and entity.rows
+        row = rng.choice([r for r in entity.rows if str(r[entity.key]) not in avoid] or entity.rows)
+        branch.rows.append(str(row[entity.key]))
+        depends: tuple[str, ...] = ()
+        if spec.start == "handle":
+            value = self._handle(entity, row)
+            phrase = sub = say.named(self.label(entity.label), value)
+            branch.given.append(value)
+        elif spec.start == "search":
+            f = entity.field(spec.search_field or "")
+            assert f is not None
+            wanted = str(row.get(f.name) or "")
+            if not wanted:
+                raise WalkRejected("missing_value", f"{entity.name}.{f.name} is empty")
+            tool = f"search_{plural_name(entity.name)}"
+            found = self.call(tool, {f.name: wanted})
+            if found.get("count") != 1:
+                raise WalkRejected("ambiguous_question", f"{found.get('count')} {entity.name} rows have {f.name} {wanted!r}")
+            branch.given.append(wanted)
+            phrase = say.searched(self.label(entity.label), self.label(f.label), wanted)
+            if spec.end == ("title", ""):
+                title = entity.title_field
+                assert title is not None
+                branch.what, branch.phrase, branch.value = self.label(title.label), phrase, str(row[title.name])
+                self._step(branch, prefix, tool, {f.name: wanted}, say.value_question(branch.what, phrase), branch.value, ())
+                return branch
+            key = str(row[entity.key])
+            depends = (self._step(branch, prefix, tool, {f.name: wanted}, say.id_question(phrase), key, ()),)
+            value, sub = key, say.named(self.label(entity.label), key)
+        else:
+            child_name, via_name = (spec.via or "").split(".")
+            child = self.world.entity(child_name)
+            assert child is not None
+            value = self._handle(entity, row)
+            branch.given.append(value)
+            tool = f"list_{plural_name(child_name)}_by_{ref_short(child.field(via_name))}"  # type: ignore[arg-type]
+            listed = self.call(tool, {entity.name: value})
+            if listed.get("count") != 1:
+                raise WalkRejected("ambiguous_question", f"{entity.name} {value!r} has {listed.get('count')} {child_name} rows")
+            key = str(listed[plural_name(child_name)][0]["id"])
+            phrase = say.related(self.label(child.label), say.named(self.label(entity.label), value))
+            depends = (self._step(branch, prefix, tool, {entity.name: value}, say.id_question(phrase), key, ()),)
+            entity, row = child, next(r for r in child.rows or [] if str(r[child.key]) == key)
+            value, sub = key, say.named(self.label(child.label), key)
+        for fk_name in spec.fks:
+            fk = entity.field(fk_name)
+            target = self.world.entity(fk.ref or "") if fk else None
+            key = str(row.get(fk_name) or "")
+            target_row = next((r for r in (target.rows if target else None) or [] if str(r[target.key]) == key), None)  # type: ignore[union-attr]
+            if fk is None or target is None or target_row is None:
+                raise WalkRejected("missing_value", f"{entity.name}.{fk_name} {key!r} points at no row")
+            fk_label = self.label(fk.label)
+            sid = self._step(branch, prefix, f"get_{entity.name}", {entity.name: value}, say.id_question(say.related(fk_label, sub)), key, depends)
+            depends, entity, row, value = (sid,), target, target_row, key
+            phrase, sub = say.related(fk_label, phrase), say.named(self.label(target.label), key)
+        self._end(branch, spec, entity, row, value, sub, depends, prefix)
+        branch.phrase = phrase
+        return branch
+
+    def _end(self, branch: _Branch, spec: _Spec, entity: Entity, row: dict[str, Any], value: str, sub: str,
+             depends: tuple[str, ...], prefix: str) -> None:  # fmt: skip
+        kind, name = spec.end
+        if kind == "field":
+            f: FieldSpec = entity.field(name)  # type: ignore[assignment]
+            shown = show(field_meta(f, self.language), row.get(name))
+            if shown in (None, ""):
+                raise WalkRejected("missing_value", f"{entity.name}.{name} is empty")
+            branch.what, branch.value = self.label(f.label), str(shown)
+            self._step(branch, prefix, f"get_{entity.name}", {entity.name: value}, self.say.value_question(branch.what, sub), branch.value, depends)
+            return
+        d = next(d for d in self.world.derived if d.name == name)
+        arguments: dict[str, Any] = {entity.name: value}
+        if d.kind == "product" and d.argument:
+            arguments[d.argument] = spec.count
+            branch.extra = self.say.for_count(spec.count or 1, self.label(d.argument_label or d.argument))
+        result = self.call(f"compute_{d.name}", arguments)
+        branch.what, branch.value = self.label(d.label), str(result.get(d.name, ""))
+        question = self.say.value_question(branch.what, sub, branch.extra)
+        self._step(branch, prefix, f"compute_{d.name}", arguments, question, branch.value, depends)
+
+    # --- a whole walk ----------------------------------------------------------------
+
+    def walk(self, scenario: Scenario, rng: random.Random) -> Walk:
+        """One task of `scenario`, or `WalkRejected` with the reason it is unfair."""
+        parallel = scenario.startswith("parallel")
+        hops = 1 if scenario.endswith("single_hop") else rng.choice((2, 2, 3, 4) if not parallel else (2, 2, 3))
+        spec = self.spec(hops, rng)
+        branches = [self.run(spec, rng, "a" if parallel else "s", set())]
+        if parallel:
+            branches.append(self.run(spec, rng, "b", set(branches[0].rows)))
+            if branches[0].given == branches[1].given:
+                raise WalkRejected("repeated_answer", "both branches start from the same row")
+        first = branches[0]
+        numeric = any(ch.isdigit() for ch in first.value)
+        question = self.say.main(first.what, [b.phrase for b in branches], first.extra, rng, numeric=numeric)
+        answer = self.say.answer(first.what, [(b.phrase, b.value) for b in branches], first.extra)
+        steps = tuple(s for b in branches for s in b.steps)
+        given = tuple(v for b in branches for v in b.given) + ((str(spec.count),) if spec.count else ())
+        self._check(steps, question, given, [b.value for b in branches], hops)
+        shape = f"{scenario}|{spec.start}:{spec.entity}:{spec.search_field or spec.via or ''}|{'>'.join(spec.fks)}|{spec.end[0]}:{spec.end[1]}"
+        return Walk(scenario=scenario, language=self.language, question=question, answer=answer, steps=steps, given=given, shape=shape, hops=hops)
+
+    def _check(self, steps: tuple[Step, ...], question: str, given: tuple[str, ...], finals: list[str], hops: int) -> None:
+        seen: dict[str, str] = {}
+        for s in steps:
+            if reason := generic_answer_reason(s.answer):
+                raise WalkRejected("answer_generic", f"{s.id}: {reason}")
+            if answer_in_output(s.answer, question):
+                raise WalkRejected("answer_in_question", f"{s.id}'s answer {s.answer!r} is stated by the question")
+            key = normalize_answer(s.answer)
+            if key in seen:
+                raise WalkRejected("repeated_answer", f"{seen[key]} and {s.id} both answer {s.answer!r}")
+            seen[key] = s.id
+        if hops > 1 and (shortcut := self._shortcut(given, finals)):
+            raise WalkRejected("single_call_shortcut", f"{shortcut} answers the question in one call")
+
+    def _shortcut(self, given: tuple[str, ...], finals: list[str]) -> str | None:
+        """A call of one tool with one of the question's values whose output holds a final answer."""
+        for tool in self.tools.values():
+            props = tool.spec.input_schema.get("properties", {})
+            required = tool.spec.input_schema.get("required", [])
+            if len(required) > 1:
+                continue
+            for name, prop in props.items():
+                if prop.get("type") != "string":
+                    continue
+                for value in given:
+                    result = self.call(tool.spec.name, {name: value})
+                    if "error" in result:  # an error lists valid values; it answers nothing
+                        continue
+                    output = json.dumps(result, ensure_ascii=False, sort_keys=True)
+                    if any(answer_in_output(final, output) for final in finals):
+                        return f"{tool.spec.name}({name}={value!r})"
+        return None

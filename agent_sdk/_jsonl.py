@@ -3,7 +3,7 @@
 Every problem names its file and line. The caller chooses what a problem does: `stop` raises
 `JsonlError` at the first one (a file this project wrote, where a bad line means corruption);
 `collect` returns the problems beside the good rows, so the rest of the input still runs
-(pipeline input, DESIGN §8). Blank lines are skipped; every other line must hold a JSON object.
+(pipeline input, docs/design.md §8). Blank lines are skipped; every other line must hold a JSON object.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ def verify(
     workers: Annotated[int | None, typer.Option(help="Sandbox worker processes (default $ASTRA_SANDBOX_WORKERS, else 2).")] = None,
     unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation (untrusted code!).")] = False,
 ) -> None:
-    """Verify environments (DESIGN §5); exit status 1 when any fails."""
+    """Verify environments (docs/design.md §5); exit status 1 when any fails."""
     from mcp_servers import McpServersError, SandboxConfig, VerifyReport, verify_paths
 
     async def main() -> VerifyReport:

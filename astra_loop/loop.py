@@ -1,4 +1,4 @@
-"""`run_loop`: the whole recipe in one resumable output directory (DESIGN §8, §9).
+"""`run_loop`: the whole recipe in one resumable output directory (docs/design.md §11).
 
 Stages, in order (each leaves `stages/<name>.json` when it finishes; see `recipe.stages`):
 

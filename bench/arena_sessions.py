@@ -1,4 +1,4 @@
-"""New isolated session in the arena vs spawning a fresh stdio server (DESIGN §3, issue 2).
+"""New isolated session in the arena vs spawning a fresh stdio server (docs/design.md §3, §4).
 
 A session here is: connect, initialize, list_tools and one call. Prints medians and the ratio.
 Targets: arena <= 10 ms median, >= 90x faster than a fresh stdio server.

@@ -1,7 +1,7 @@
 """The environment contract: `EnvSpec` (env.json) plus the tool module (tools.py).
 
 An environment is a directory holding `env.json` and the Python module named by `entry`.
-`EnvSpec` validates every invariant of DESIGN §2 at construction, so a loaded spec is
+`EnvSpec` validates every invariant of docs/design.md §2 at construction, so a loaded spec is
 always internally consistent; `verify` then checks the behaviour of the code over MCP.
 """
 
@@ -102,7 +102,7 @@ class Limits(_Model):
 
 
 class EnvSpec(_Model):
-    """The spec of one environment (`env.json`), with DESIGN §2's invariants enforced.
+    """The spec of one environment (`env.json`), with docs/design.md §2's invariants enforced.
 
     Raises:
         pydantic.ValidationError: when a field or an invariant is violated.

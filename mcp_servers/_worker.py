@@ -25,7 +25,7 @@ def _limit(which, value):
 
 
 def _serialize(value, max_output):
-    # Deterministic serialization (DESIGN §2): str as is, JSON with sorted keys for the rest.
+    # Deterministic serialization (docs/design.md §2): str as is, JSON with sorted keys for the rest.
     if isinstance(value, str):
         text, kind, structured = value, "text", None
     elif value is None or isinstance(value, (dict, list, int, float, bool)):

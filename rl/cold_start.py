@@ -1,4 +1,4 @@
-"""Cold start from verified environments: SFT conversations that GRPO can start from (DESIGN §9).
+"""Cold start from verified environments: SFT conversations that GRPO can start from (docs/design.md §10).
 
 The one producer of cold-start rows: `astra sft cold-start` and the loop's cold-start stage
 (`astra_loop.cold_start_data`) both run it. Two sources, one export (the files every SFT

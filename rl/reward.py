@@ -1,4 +1,4 @@
-"""The trajectory-level F1 reward of DESIGN §6, returned with its parts.
+"""The trajectory-level F1 reward of docs/design.md §6, returned with its parts.
 
 For an episode with n target subtasks (those with `needs_tool`), n_hat of them solved and c
 tool calls made: recall = n_hat / n, precision = n_hat / c and

@@ -3,7 +3,7 @@
 veRL's stock `hermes` parser reads only `<tool_call>...</tool_call>` blocks, but the embedded
 Qwen2.5-Coder-0.5B also writes its calls as a bare JSON object or a ```json fence. A call
 the trainer's parser misses is a call the evaluator (agent_sdk) would have run: train/eval
-parity needs the same parser on both sides (DESIGN §7). `AstraToolParser` decodes the
+parity needs the same parser on both sides (docs/design.md §7). `AstraToolParser` decodes the
 generated tokens and runs `parse_tool_calls`; fenced and bare JSON count as calls only when
 they name one of the rollout's tools, so a final answer that happens to be JSON stays an
 answer. Arguments are handed on as the model wrote them: `McpEpisode.call` repairs them the

@@ -281,7 +281,7 @@ async def decompose(model: Any, seed: Seed, config: SynthConfig, attempt: int = 
 async def necessity(model: Any, sample: Sample, config: SynthConfig) -> Sample | Failure:
     """Stage 2: which sub-questions need a tool; at least one must.
 
-    A sub-question whose answer another one uses is a lookup by the contract (DESIGN §2): only
+    A sub-question whose answer another one uses is a lookup by the contract (docs/design.md §2): only
     the leaves are asked about. Asked about every one, the 1.5B judged parents tool-free and
     half its traces were lost as `non_leaf_without_tool`.
     """

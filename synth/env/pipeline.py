@@ -1,4 +1,4 @@
-"""`synthesize_envs`: the resumable environment-synthesis pipeline (DESIGN §8).
+"""`synthesize_envs`: the resumable environment-synthesis pipeline (docs/design.md §8).
 
 Each sample flows through the stages in order. A stage whose store already holds the sample
 (accepted or rejected) is skipped and its stored record reused, so a re-run after `kill -9`

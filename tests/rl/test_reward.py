@@ -1,4 +1,4 @@
-"""The F1 reward: DESIGN §6's worked examples, properties, and golden replays on real environments."""
+"""The F1 reward: docs/design.md §6's worked examples, properties, and golden replays on real environments."""
 
 from __future__ import annotations
 

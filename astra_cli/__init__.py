@@ -17,6 +17,7 @@ from astra_cli import judge as _judge  # noqa: F401
 from astra_cli import model as _model  # noqa: F401
 from astra_cli import rl as _rl  # noqa: F401
 from astra_cli import sft as _sft  # noqa: F401
+from astra_cli import world as _world  # noqa: F401
 from astra_cli._apps import app
 
 __all__ = ["app", "main"]

@@ -11,6 +11,7 @@ agent_app = typer.Typer(help="Run a model as an MCP client agent.", no_args_is_h
 model_app = typer.Typer(help="Serve models behind an OpenAI-compatible endpoint.", no_args_is_help=True)
 sft_app = typer.Typer(help="SFT data synthesis and training.", no_args_is_help=True)
 rl_app = typer.Typer(help="RL datasets and GRPO training.", no_args_is_help=True)
+world_app = typer.Typer(help="Worlds: typed databases that environments are built from (schema, show, propose).", no_args_is_help=True)
 judge_app = typer.Typer(help="Measure the LLM judges on good / planted-bad pairs.", no_args_is_help=True)
 
 app.add_typer(env_app, name="env")
@@ -20,3 +21,4 @@ app.add_typer(model_app, name="model")
 app.add_typer(sft_app, name="sft")
 app.add_typer(rl_app, name="rl")
 app.add_typer(judge_app, name="judge")
+app.add_typer(world_app, name="world")

@@ -37,8 +37,27 @@ def synth(
     no_leak_audit: Annotated[bool, typer.Option("--no-leak-audit", help="Skip the benchmark leak audit.")] = False,
     unsafe: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="Run tool code without isolation.")] = False,
     report: Annotated[bool, typer.Option("--report", help="Render PNG plots of the funnel and distributions (alone: only render).")] = False,
+    worlds: Annotated[
+        list[Path] | None,
+        typer.Option("--world", help="World source (repeatable): a SQLite file, a world file (.json/.yaml), a JSONL domain list, or a folder of them."),
+    ] = None,
+    per_world: Annotated[int, typer.Option("--per-world", help="With --world: environments per world.")] = 50,
+    per_shape: Annotated[int, typer.Option("--per-shape", help="With --world: tasks per path shape, world and language.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="With --world: seed of the walks (the same seed rebuilds the same environments).")] = 0,
+    row_cap: Annotated[int, typer.Option("--row-cap", help="With --world: rows read per SQLite table.")] = 40,
 ) -> None:
-    """Synthesize verified tool environments; re-running resumes from the stores in --out."""
+    """Synthesize verified tool environments; re-running resumes from the stores in --out.
+
+    With --world, code builds them from typed worlds (no model, except to propose the worlds of a
+    domain list); otherwise the QA pipeline decomposes --input rows with a model.
+    """
+    if worlds:
+        from astra_cli.world import synth_worlds
+
+        opts.check_backend(backend)
+        choice = opts.ModelChoice(base_url=base_url, model=model, api_key=api_key, backend=backend, max_concurrency=concurrency or 2)
+        synth_worlds(worlds, out, per_world=per_world, per_shape=per_shape, seed=seed, row_cap=row_cap, limit=limit, unsafe=unsafe, choice=choice)
+        return
     from contextlib import AsyncExitStack
 
     import anyio

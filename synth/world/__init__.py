@@ -11,6 +11,9 @@ from synth.world._rows import fill_rows
 from synth.world._tools import WorldTool, compile_tools, environment_code
 from synth.world._walk import SCENARIOS, WALK_REJECTIONS, Step, Walk, WalkRejected, Walker
 from synth.world._build import build_environment, check_in_process
+from synth.world._domain import DomainResult, WorldProposal, domain_language, propose_world, world_from_proposal
+from synth.world._sqlite import SqliteWorld, world_from_sqlite
+from synth.world.sources import WorldSources, load_world_file, read_domains, read_sources
 from synth.world.pipeline import WORLD_REJECTIONS, WorldSynthConfig, WorldSynthStats, build_world_envs, synthesize_from_worlds
 
 __all__ = [
@@ -19,9 +22,11 @@ __all__ = [
     "WALK_REJECTIONS",
     "WORLD_REJECTIONS",
     "Derived",
+    "DomainResult",
     "Entity",
     "FieldSpec",
     "FieldType",
+    "SqliteWorld",
     "Step",
     "Walk",
     "WalkRejected",
@@ -29,13 +34,22 @@ __all__ = [
     "World",
     "WorldSynthConfig",
     "WorldSynthStats",
+    "WorldProposal",
+    "WorldSources",
     "WorldTool",
     "build_environment",
     "build_world_envs",
     "check_in_process",
     "compile_tools",
+    "domain_language",
     "environment_code",
     "fill_rows",
     "label_text",
+    "load_world_file",
+    "propose_world",
+    "read_domains",
+    "read_sources",
     "synthesize_from_worlds",
+    "world_from_proposal",
+    "world_from_sqlite",
 ]

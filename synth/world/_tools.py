@@ -104,9 +104,9 @@ class _Compiler:
         plural = plural_name(entity.name)
         labels = [self.label(f.label) for f in fields]
         if self.zh:
-            doc = f"按{'、'.join(labels)}查找{_plural_label(entity, self.lang)}，返回匹配者的编号和名称。"
+            doc = f"筛选{'、'.join(labels)}等于给定值的全部{_plural_label(entity, self.lang)}，返回匹配的数量和编号。"
         else:
-            doc = f"Find {_plural_label(entity, self.lang)} by {', '.join(labels)}: the ids and names of those that match."
+            doc = f"Find every {self.label(entity.label)} whose {' or '.join(labels)} equals the value given (a filter); returns how many match and their ids."
         props = {f.name: {"type": "integer" if f.type == "integer" else "string", "description": self.label(f.label)} for f in fields}
         params = ", ".join(f"{f.name}: {'int' if f.type == 'integer' else 'str'} | None = None" for f in fields)
         filters = ", ".join(f"{f.name!r}: {f.name}" for f in fields)

@@ -33,13 +33,13 @@ __all__ = ["WORLD_REJECTIONS", "WorldSynthConfig", "WorldSynthStats", "build_wor
 
 WORLD_REJECTIONS: dict[str, str] = {
     **WALK_REJECTIONS,
-    "repeated_shape": "the world already gave a task of this path shape in this language",
+    "repeated_shape": "the world already gave `per_shape` tasks of this path shape in this language",
     "near_duplicate": "the main question embeds at cosine >= the threshold with one kept before it in the world",
     "not_distinctive": "verify's replay on the code path: an answer comes back with one argument perturbed",
     "replay_failed": "verify's replay on the code path: a golden call errs or does not return its answer",
     "meaning": "a meaning check fails on the built environment (the finding code follows the colon)",
     "verify": "`verify` over MCP in the sandbox fails (the finding codes follow the colon)",
-    "duplicate_tool": "two tools of the world are one function (names or embedded descriptions)",
+    "duplicate_tool": "two tools of the world are one function (names or embedded descriptions): all but the first are dropped",
 }
 
 
@@ -48,6 +48,7 @@ class WorldSynthConfig(BaseModel):
 
     per_world: int = Field(default=50, ge=1, le=2000, description="Environments to keep per world, split over its languages and the four scenarios.")
     seed: int = Field(default=0, description="Seed of the walks and the tool choice: the same seed writes the same environments.")
+    per_shape: int = Field(default=1, ge=1, le=50, description="Tasks of one path shape (start, hops, asked value) per world and language.")
     max_tools: int = Field(default=6, ge=1, le=40, description="Tools an environment exposes: the walk's own, then more of the same world.")
     attempts: int = Field(default=12, ge=1, le=200, description="Walks tried per environment wanted before the world is given up.")
     near_duplicate: float = Field(default=0.95, gt=0, le=1, description="Cosine at which two main questions of a world count as one.")
@@ -92,13 +93,13 @@ def build_world_envs(world: World, config: WorldSynthConfig, embedder: Any | Non
     for language in world.languages:
         tools = compile_tools(world, language)
         groups = duplicate_tool_groups([(t.spec.name, t.spec.description, t.spec.input_schema) for t in tools], embedder)
-        if groups:
-            names = [[tools[i].spec.name for i in g] for g in groups]
-            rejections.append(_Rejection(world=world.name, language=language, scenario="-", code="duplicate_tool", message=json.dumps(names)))
-            continue
+        if groups:  # keep the first of each group: one function needs one tool
+            dropped = {tools[i].spec.name for g in groups for i in sorted(g)[1:]}
+            rejections.append(_Rejection(world=world.name, language=language, scenario="-", code="duplicate_tool", message=json.dumps(sorted(dropped))))
+            tools = [t for t in tools if t.spec.name not in dropped]
         walker = Walker(world, language, tools, run_module(environment_code(world, language, tools)))
         found: list[tuple[Environment, int]] = []
-        shapes: set[str] = set()
+        shapes: Counter[str] = Counter()
         wanted = {s: share // 4 + (1 if i < share % 4 else 0) for i, s in enumerate(SCENARIOS)}
         for attempt in range(share * config.attempts):
             open_scenarios = [s for s in SCENARIOS if wanted[s] > 0]
@@ -115,7 +116,7 @@ def build_world_envs(world: World, config: WorldSynthConfig, embedder: Any | Non
             except WalkRejected as exc:
                 reject(exc.code, str(exc))
                 continue
-            if walk.shape in shapes:
+            if shapes[walk.shape] >= config.per_shape:
                 reject("repeated_shape", walk.shape)
                 continue
             env = build_environment(world, walk, tools, rng=rng, max_tools=config.max_tools)
@@ -126,7 +127,7 @@ def build_world_envs(world: World, config: WorldSynthConfig, embedder: Any | Non
             if findings := meaning_findings(env.spec):
                 reject(f"meaning:{findings[0].code}", findings[0].message)
                 continue
-            shapes.add(walk.shape)
+            shapes[walk.shape] += 1
             wanted[scenario] -= 1
             found.append((env, walk.hops))
         for env, hop in _without_near_duplicates(found, embedder, config.near_duplicate, reject_to=rejections, world=world.name):

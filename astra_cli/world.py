@@ -1,0 +1,165 @@
+"""`astra world schema|propose|show` and the world path of `astra env synth --world`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from astra_cli import _model_options as opts
+from astra_cli._apps import world_app
+
+
+@world_app.command("schema")
+def schema(out: Annotated[Path | None, typer.Option("--out", help="Write the schema here instead of printing it.")] = None) -> None:
+    """The JSON Schema of a world file."""
+    from synth.world import World
+
+    text = json.dumps(World.model_json_schema(), indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+@world_app.command("show")
+def show(
+    source: Annotated[Path, typer.Argument(help="A world file (.json/.yaml) or a SQLite file.")],
+    rows: Annotated[int, typer.Option("--rows", help="Rows shown per entity.")] = 3,
+) -> None:
+    """Print a world's entities, relations, derived quantities and first rows (filled from its seed)."""
+    from synth.world import fill_rows
+    from synth.world.sources import read_sources
+
+    try:
+        found = read_sources([source])
+    except ValueError as exc:
+        raise opts.fail(str(exc)) from exc
+    for world in found.worlds:
+        world = fill_rows(world)
+        typer.echo(f"{world.name} ({world.domain}; {', '.join(world.languages)}; seed {world.seed})")
+        for e in world.entities:
+            typer.echo(f"  {e.name} [{len(e.rows or [])} rows] key {e.key}: " + ", ".join(f"{f.name}:{f.type}" for f in e.fields))
+            for row in (e.rows or [])[:rows]:
+                typer.echo(f"    {json.dumps(row, ensure_ascii=False)}")
+        for child, via, parent in world.relations:
+            typer.echo(f"  {child.name}.{via.name} -> {parent.name}")
+        for d in world.derived:
+            typer.echo(f"  derived {d.name}: {d.kind} of {d.entity}")
+
+
+async def _propose(choice: opts.ModelChoice, domains: list[str], out: Path, concurrency: int) -> list[Any]:
+    import anyio
+
+    from synth.core import LLMCache, MeteredModel
+    from synth.world import DomainResult, propose_world
+
+    log = out / "proposals.jsonl"
+    done = {json.loads(line)["domain"]: json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()} if log.is_file() else {}
+    results: dict[str, DomainResult] = {d: DomainResult.model_validate(r) for d, r in done.items() if d in domains}
+    todo = [d for d in domains if d not in results]
+    limiter = anyio.CapacityLimiter(concurrency)
+    names = {r.world.name for r in results.values() if r.world is not None}
+    async with opts.open_model(choice) as llm:
+        model = MeteredModel(llm, cache=LLMCache(out / "cache"), max_concurrency=concurrency)
+
+        async def one(domain: str) -> None:
+            async with limiter:
+                result = await propose_world(model, domain)
+            if result.world is not None:
+                name, n = result.world.name, 2
+                while name in names:
+                    name, n = f"{result.world.name[:36]}_{n}", n + 1
+                names.add(name)
+                result = result.model_copy(update={"world": result.world.model_copy(update={"name": name})})
+                (out / f"{name}.json").write_text(result.world.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8")
+            results[domain] = result
+            with log.open("a", encoding="utf-8") as fh:
+                fh.write(result.model_dump_json(exclude={"world"}) + "\n")
+            status = f"world {result.world.name}" if result.world else f"refused: {result.reason} {result.detail[:120]}"
+            typer.echo(f"{domain}: {status} ({result.calls} calls, {result.tokens} tokens, {result.seconds:.0f} s)")
+
+        async with anyio.create_task_group() as tg:
+            for domain in todo:
+                tg.start_soon(one, domain)
+    return [results[d] for d in domains]
+
+
+@world_app.command("propose")
+def propose(
+    inputs: Annotated[list[Path], typer.Argument(help="JSONL domain lists ({\"domain\": ...} rows, e.g. data/astra/knowledge/en/domains.jsonl).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the world files, proposals.jsonl and the response cache.")],
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N domains of each list.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Requests in flight.")] = 2,
+    base_url: opts.BaseUrlOption = None,
+    model: opts.ModelOption = None,
+    api_key: opts.ApiKeyOption = None,
+    backend: opts.BackendOption = "auto",
+) -> None:
+    """A model proposes each domain's schema and vocabularies; code checks them and writes world files.
+
+    Re-running resumes: domains already in OUT/proposals.jsonl are not asked again.
+    """
+    import anyio
+
+    from synth.world.sources import read_domains
+
+    opts.check_backend(backend)
+    try:
+        domains = [d for path in inputs for d in read_domains(path, limit)]
+    except (OSError, ValueError) as exc:
+        raise opts.fail(str(exc)) from exc
+    out.mkdir(parents=True, exist_ok=True)
+    choice = opts.ModelChoice(base_url=base_url, model=model, api_key=api_key, backend=backend, max_concurrency=concurrency)
+    results = anyio.run(_propose, choice, domains, out, concurrency)
+    accepted = [r for r in results if r.world is not None]
+    calls = sum(r.calls for r in results)
+    tokens = sum(r.tokens for r in results)
+    seconds = sum(r.seconds for r in results)
+    per = max(1, len(accepted))
+    typer.echo(f"{len(accepted)}/{len(results)} domains became worlds in {out}; {calls} calls, {tokens} tokens, {seconds:.0f} s "
+               f"({calls / per:.1f} calls, {tokens / per:.0f} tokens, {seconds / per:.0f} s per accepted world)")  # fmt: skip
+
+
+def synth_worlds(sources: list[Path], out: Path, *, per_world: int, per_shape: int, seed: int, row_cap: int, limit: int | None,
+                 unsafe: bool, choice: opts.ModelChoice) -> None:  # fmt: skip
+    """`astra env synth --world ...`: worlds (and domains, proposed first) -> verified environments in OUT/envs."""
+    import anyio
+
+    from mcp_servers import SandboxConfig
+    from synth.env._leak import embedder_installed, load_embedder
+    from synth.world import WorldSynthConfig, load_world_file, synthesize_from_worlds
+    from synth.world.sources import read_sources
+
+    try:
+        found = read_sources(sources, row_cap=row_cap, limit=limit)
+    except (OSError, ValueError) as exc:
+        raise opts.fail(str(exc)) from exc
+    for file, tables in found.skipped_tables.items():
+        for table, why in tables.items():
+            typer.echo(f"{file}: table {table} left out: {why}", err=True)
+    worlds = list(found.worlds)
+    if found.domains:
+        proposed = out / "proposed"
+        proposed.mkdir(parents=True, exist_ok=True)
+        results = anyio.run(_propose, choice, found.domains, proposed, choice.max_concurrency)
+        worlds += [load_world_file(proposed / f"{r.world.name}.json") for r in results if r.world is not None]
+    if not worlds:
+        raise opts.fail("no world to build: every domain was refused (see proposals.jsonl)")
+    embedder = load_embedder() if embedder_installed() else None
+    config = WorldSynthConfig(per_world=per_world, per_shape=per_shape, seed=seed)
+
+    async def main() -> Any:
+        async with SandboxConfig.from_env(unsafe=unsafe).build() as sandbox:
+            return await synthesize_from_worlds(worlds, out, config, sandbox=sandbox, embedder=embedder)
+
+    try:
+        stats = anyio.run(main)
+    except ValueError as exc:
+        raise opts.fail(str(exc)) from exc
+    typer.echo(f"{stats.written} environments from {stats.worlds} worlds in {out / 'envs'} (all verified over MCP)")
+    typer.echo(f"walks {stats.walks}, built {stats.built}; scenarios {json.dumps(stats.scenarios)}; languages {json.dumps(stats.languages)}")
+    typer.echo(f"hops {json.dumps(dict(sorted(stats.hops.items())))}; rejected {json.dumps(stats.rejected)}")
+    typer.echo(f"seconds {json.dumps(stats.seconds)}; funnel in {out / 'stats.json'}, rejections in {out / 'rejected.jsonl'}")

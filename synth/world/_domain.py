@@ -1,0 +1,214 @@
+"""A domain becomes a world: a model proposes the schema and vocabularies, code checks all of it.
+
+One bounded structured request per domain asks for 3-5 entities with typed fields, the foreign
+keys between them and the value lists of their enums and names. Code adds what a model should
+not decide (each entity's key, which field names its rows, the derived counts and totals along
+relations), then validates: the `World` invariants, at least 3 entities and 2 relations, labels
+in the domain's language, a vocabulary for every name that Faker cannot make. A failure goes
+back to the model with the error; rows are filled by code later, from a seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent_sdk import ChatMessage
+from synth.core.structured import ask_structured
+from synth.world._schema import Derived, Entity, FieldSpec, World
+from synth.world._tools import plural_name
+
+__all__ = ["DomainResult", "ProposedEntity", "ProposedField", "WorldProposal", "domain_language", "propose_world", "world_from_proposal"]
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_PEOPLE = re.compile(r"customer|client|patient|guest|passenger|user|employee|staff|student|teacher|doctor|driver|member|author|player|"
+                     r"agent|instructor|owner|tenant|buyer|seller|traveler|traveller|contact|person|artist|coach|nurse|volunteer|candidate")  # fmt: skip
+_COMPANIES = re.compile(r"company|vendor|supplier|manufacturer|brand|carrier|airline|partner|merchant|publisher|provider|agency|firm")
+_FAKER_FIELDS = re.compile(r"phone|email|address|street|city")
+MIN_ENTITIES, MIN_RELATIONS = 3, 2
+
+
+class ProposedField(BaseModel):
+    """A field as a model proposes it (the key is added by code)."""
+
+    name: str = Field(description="lower_snake_case English identifier")
+    label: str = Field(description="what a user calls it, in the domain's language")
+    type: Literal["name", "enum", "integer", "money", "date", "time", "duration", "quantity", "code", "ref"]
+    ref: str | None = Field(default=None, description="for type ref: the name of the entity it points to")
+    vocabulary: str | None = Field(default=None, description="for enum (and name of things): the vocabulary name")
+    unit: str | None = Field(default=None, description="for quantity, duration, integer: the unit")
+    currency: str | None = Field(default=None, description="for money: ISO code such as USD or CNY")
+    min: float | None = None
+    max: float | None = None
+
+
+class ProposedEntity(BaseModel):
+    """An entity as a model proposes it."""
+
+    name: str = Field(description="singular lower_snake_case English identifier")
+    label: str = Field(description="what a user calls one, in the domain's language")
+    fields: list[ProposedField] = Field(min_length=2, max_length=7)
+
+
+class ProposedVocabulary(BaseModel):
+    """A named value list."""
+
+    name: str = Field(description="lower_snake_case identifier")
+    values: list[str] = Field(min_length=3, max_length=30)
+
+
+class WorldProposal(BaseModel):
+    """A model's proposal for one domain: entities, fields, references and vocabularies."""
+
+    name: str = Field(description="lower_snake_case English name of the world")
+    entities: list[ProposedEntity] = Field(min_length=3, max_length=5)
+    vocabularies: list[ProposedVocabulary] = Field(default_factory=list, max_length=10)
+
+
+class DomainResult(BaseModel):
+    """What one domain gave: a world, or the reason it was refused, with its cost."""
+
+    domain: str
+    language: str
+    world: World | None = None
+    reason: str | None = None
+    detail: str = ""
+    calls: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+
+
+def domain_language(domain: str) -> Literal["en", "zh"]:
+    """"zh" for a domain written in Chinese, else "en"."""
+    return "zh" if _CJK.search(domain) else "en"
+
+
+def _key_label(language: str) -> str:
+    return "编号" if language == "zh" else "id"
+
+
+def _title_provider(entity: ProposedEntity) -> str | None:
+    if _PEOPLE.search(entity.name):
+        return "name"
+    if _COMPANIES.search(entity.name):
+        return "company"
+    return None
+
+
+def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Literal["en", "zh"], seed: int) -> World:
+    """The world a proposal describes, with keys, names and derived quantities added by code.
+
+    Raises:
+        ValueError: naming what is wrong (fed back to the model).
+    """
+    vocabularies = {v.name: v.values for v in proposal.vocabularies}
+    entities = []
+    for i, pe in enumerate(proposal.entities):
+        key = f"{pe.name}_id"
+        fields = [FieldSpec(name=key, label=_key_label(language), type="id")]
+        title = None
+        for j, pf in enumerate(pe.fields):
+            if pf.name == key:
+                continue
+            spec = pf.model_dump(exclude_none=True)
+            if pf.type == "name" and title is None:
+                title, spec["unique"] = pf.name, True
+                if pf.vocabulary is None and not _FAKER_FIELDS.search(pf.name):
+                    provider = _title_provider(pe)
+                    if provider is None:
+                        raise ValueError(
+                            f"entities[{i}].fields[{j}] ({pe.name}.{pf.name}): a {pe.name} is named from a vocabulary: "
+                            f"add a vocabulary of at least 8 {pe.name} names and set 'vocabulary'"
+                        )
+                    spec["faker"] = provider
+            if pf.type == "name" and title != pf.name and pf.vocabulary is None and not _FAKER_FIELDS.search(pf.name):
+                spec["faker"] = _title_provider(pe) or "city"
+            fields.append(FieldSpec.model_validate(spec))
+        rows = 12 if title is None else 16
+        entities.append(Entity(name=pe.name, label=pe.label, key=key, title=title, fields=fields, row_count=rows))
+    world = World(name=_identifier(proposal.name, seed), domain=domain, languages=[language], seed=seed, entities=entities, vocabularies=vocabularies)
+    derived = []
+    for child, via, parent in world.relations:
+        count_label = f"{child.label}数量" if language == "zh" else f"number of {plural_name(str(child.label).replace(' ', '_')).replace('_', ' ')}"
+        unit = "个" if language == "zh" else plural_name(str(child.label).replace(" ", "_")).replace("_", " ")
+        derived.append(Derived(name=f"{plural_name(child.name)}_of_{parent.name}_by_{via.name}"[:40].rstrip("_"), label=count_label,
+                               kind="count", entity=parent.name, child=child.name, via=via.name, unit=unit))  # fmt: skip
+        for f in child.fields:
+            if f.type == "money":
+                total = f"{child.label}{f.label}合计" if language == "zh" else f"total {f.label} of its {unit}"
+                derived.append(Derived(name=f"total_{f.name}_of_{parent.name}"[:40].rstrip("_"), label=total, kind="sum",
+                                       entity=parent.name, child=child.name, via=via.name, field=f.name))  # fmt: skip
+    names = [d.name for d in derived]
+    derived = [d for i, d in enumerate(derived) if d.name not in names[:i]]
+    return World.model_validate({**world.model_dump(), "derived": [d.model_dump() for d in derived]})
+
+
+def _check(proposal: WorldProposal, domain: str, language: Literal["en", "zh"], seed: int) -> tuple[World | None, str | None]:
+    try:
+        world = world_from_proposal(proposal, domain=domain, language=language, seed=seed)
+    except (ValidationError, ValueError) as exc:
+        return None, str(exc)[:1500]
+    if len(world.entities) < MIN_ENTITIES:
+        return None, f"a world needs at least {MIN_ENTITIES} entities; it has {len(world.entities)}"
+    if len(world.relations) < MIN_RELATIONS:
+        return None, f"a world needs at least {MIN_RELATIONS} ref fields between its entities; it has {len(world.relations)}"
+    return world, None
+
+
+def _prompt(domain: str, language: str) -> list[ChatMessage]:
+    lang = "Chinese (简体中文)" if language == "zh" else "English"
+    text = (
+        f"Design a small relational database for the domain: {domain}\n"
+        f"- 3 to 5 entities (tables) a service in this domain keeps, each with 3 to 6 fields; names in lower_snake_case English.\n"
+        f"- Every 'label' (entities and fields) is written in {lang}: it is what a user calls the thing.\n"
+        "- Field types: name, enum, integer, money, date, time, duration, quantity, code, ref. Do not add an id field: code adds one.\n"
+        "- Link the entities with at least 2 fields of type 'ref' whose 'ref' is another entity's name (a booking refers to a guest).\n"
+        "- The first 'name' field of an entity names its rows. Unless the rows are people or companies, give it a 'vocabulary' "
+        "of 8 or more realistic distinct names.\n"
+        "- Every 'enum' field names a 'vocabulary'; list each vocabulary's values (3 to 30 realistic values).\n"
+        "- money has a 'currency' (ISO code); quantity and duration have a 'unit'; give min and max for numbers."
+    )
+    return [ChatMessage(role="user", content=text)]
+
+
+def _seed(domain: str) -> int:
+    return int(hashlib.sha256(domain.encode("utf-8")).hexdigest()[:8], 16)
+
+
+async def propose_world(model: object, domain: str, *, retries: int = 2, name: str | None = None) -> DomainResult:
+    """Ask `model` for the world of `domain` and check it; the result holds the world or why not.
+
+    Args:
+        model: a `ChatModel`.
+        domain: the domain in words (its language is the world's).
+        retries: extra requests after a refused proposal, each with the error.
+        name: the world's name (default: the proposal's, made an identifier).
+    """
+    language = domain_language(domain)
+    seed = _seed(domain)
+    checked: dict[str, World] = {}
+
+    def check(proposal: WorldProposal) -> str | None:
+        world, error = _check(proposal, domain, language, seed)
+        if world is not None:
+            checked["world"] = world
+        return error
+
+    started = time.perf_counter()
+    result = await ask_structured(model, _prompt(domain, language), WorldProposal, retries=retries, check=check)
+    usage = result.usage
+    out = DomainResult(domain=domain, language=language, calls=result.attempts, seconds=round(time.perf_counter() - started, 2),
+                       tokens=(usage.prompt_tokens or 0) + (usage.completion_tokens or 0))  # fmt: skip
+    world = checked.get("world") if result.value is not None else None
+    if world is None:
+        return out.model_copy(update={"reason": result.reason_code or "invalid_output", "detail": result.detail[:600]})
+    return out.model_copy(update={"world": world.model_copy(update={"name": _identifier(name or world.name, seed)})})
+
+
+def _identifier(text: str, seed: int) -> str:
+    name = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_")[:40] or f"world_{seed:x}"
+    return name if name[0].isalpha() else ("w_" + name)[:40]

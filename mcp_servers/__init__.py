@@ -2,6 +2,7 @@
 
 from mcp_servers._arena import ArenaServer, serve_app
 from mcp_servers._arena_run import RunningArena, arena_env_url, serve_arena
+from mcp_servers._check_code import CheckCode
 from mcp_servers._config import SandboxConfig
 from mcp_servers._emit import emit_env
 from mcp_servers._emulator import (
@@ -42,13 +43,15 @@ from mcp_servers._spec import (
     load_envs,
 )
 from mcp_servers._verify import EnvReport, VerifyReport, expand_env_paths, verify_env, verify_paths
-from mcp_servers._verify_checks import FINDING_CODES, Finding, FindingCode, answer_in_output, generic_answer_reason, normalize_answer
+from mcp_servers._verify_checks import CHECK_CODES, FINDING_CODES, Finding, FindingCode, answer_in_output, generic_answer_reason, normalize_answer
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
     "ArenaServer",
     "RunningArena",
     "Binding",
+    "CHECK_CODES",
+    "CheckCode",
     "CompletionModel",
     "EmulatedTool",
     "EmulatorConfig",

@@ -1,7 +1,7 @@
 import mcp_servers
 
 EXPECTED = {
-    "ArenaServer", "RunningArena", "Binding", "CompletionModel", "EmulatorMessage", "injected_failure_kind", "EmulatedTool", "EmulatorConfig", "EmulatorStats", "EnvLoadError", "EnvReport",
+    "ArenaServer", "RunningArena", "Binding", "CHECK_CODES", "CheckCode", "CompletionModel", "EmulatorMessage", "injected_failure_kind", "EmulatedTool", "EmulatorConfig", "EmulatorStats", "EnvLoadError", "EnvReport",
     "EnvServer", "EnvSpec", "Environment", "FINDING_CODES", "Finding", "FindingCode", "GoldenCall", "Isolation",
     "Limits", "LocalSandbox", "McpServersError", "Sandbox", "SandboxConfig", "SandboxError", "SandboxSession",
     "SandboxUnavailable", "Source", "Subtask", "Task", "ToolEmulator", "ToolOutcome", "ToolSpec", "VerifyReport",

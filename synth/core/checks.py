@@ -25,14 +25,21 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from agent_sdk import ChatMessage, SamplingSettings
+from mcp_servers import CheckCode
 from synth.core.structured import StructuredResult, ask_structured, enforces_schema
 
-__all__ = ["COPIED_EXAMPLE", "CheckOutcome", "PromptExample", "ReplyCheck"]
+__all__ = ["CHECK_CODES", "COPIED_EXAMPLE", "CheckOutcome", "PromptExample", "ReplyCheck"]
 
 T = TypeVar("T", bound=BaseModel)
 
 COPIED_EXAMPLE = "copied_example"
 """Reason code of a reply that repeats the prompt's example."""
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="copied_example", family="reply", meaning="the reply repeats the prompt's format example, whole or by one of its placeholders",
+              example='{"reason": "<one sentence>", "verdict": "no"}: the judge prompt\'s example sent back'),
+)  # fmt: skip
+"""The reason code this module adds to the `reply` family (the others: `synth.core.structured.CHECK_CODES`)."""
 
 CheckOutcome = str | tuple[str, str] | None
 """What a stage check returns: None (fine), a feedback message, or `(reason code, feedback)`."""

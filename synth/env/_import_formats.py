@@ -22,8 +22,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import format_validation_error
-from mcp_servers import GoldenCall, ToolSpec, canonical_json
+from mcp_servers import CheckCode, GoldenCall, ToolSpec, canonical_json
 from synth.exceptions import RowError
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="golden_call_missing", family="env_import", meaning="an imported sub-question has no golden call: ASTRA synthesized no tool for it, its tool_call_statement does not parse, or no call of the row's tools reaches its answer",
+              example="a node whose env_result is null"),
+)  # fmt: skip
+"""The code this module adds to the `env_import` family (`importer` declares the others)."""
 
 _NO_DEPENDENCY = {"", "null", "none", "[]"}
 _JSON_NAMES = {"true": True, "false": False, "null": None}
@@ -32,10 +38,7 @@ _JSON_NAMES = {"true": True, "false": False, "null": None}
 class Defect(BaseModel):
     """One problem found in an imported row."""
 
-    code: str = Field(
-        description="malformed_row, schema_invalid, duplicate_tool_name, tool_missing, golden_call_missing, nondeterministic, "
-        "answer_missing, a `verify` finding code, or a rejection (tool_necessity_illegitimate, verify_score_low)."
-    )
+    code: str = Field(description="A code of the `env_import` or `verify` family (`astra checks`).")
     message: str = Field(description="What is wrong, for a human.")
     subtask_id: str | None = Field(default=None, description="The subtask concerned, if any.")
     tool: str | None = Field(default=None, description="The tool concerned, if any.")

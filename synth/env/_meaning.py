@@ -1,44 +1,8 @@
 """Checks of meaning, after verify: verified is not meaningful.
 
 `astra env verify` proves that an environment is executable and self-consistent. These checks
-ask whether its task means something, each with a stable code:
-
-- `main_not_question`: the main question asks for nothing (no question, no request for values);
-- `main_question_malformed`: the main question holds debris no user writes (a template slot or "XX",
-  a cut-off mark such as `...` or `[truncated]`, an error message), or runs past 60 words;
-- `answer_malformed`: the main answer holds the seams of a list written as text (`97-89', '36 points'`),
-  an empty `{}` or `[]`, or the debris of `main_question_malformed`, or stops mid-sentence ("... this makes", or
-  a long answer with no closing mark: the 200-character cap of the decomposition schema);
-- `answer_not_composed`: the main answer is not made of the sub-answers: a leaf sub-answer (one
-  no other sub-question uses) does not appear in it, normalized as verify matches answers. A yes
-  or no leaf is exempt: "Is my checking account allowed?" -> "Yes" is stated as "your checking
-  account is allowed", which no string match finds (the completeness check judges it);
-- `answer_not_value`: a sub-answer is a sentence, describes an action, or is a placeholder
-  (`{payment_method_id}`, `<value>`, `YYYY-MM-DD`, `unknown`, `?`, "Supplier A", or only the slot its question
-  names: "City Name" for "What is the city ...?") instead of stating a value; or its question asks for an id or
-  a code and it is neither (the club id "LeBron James", a session-18 teacher environment); or it is a bare yes,
-  no or flag (`generic_answer_reason`), which verify never accepts as evidence: 3 of the 9
-  environments a session-14 teacher run brought through the tool stage were lost to it there;
-- `hop_not_atomic`: a sub-question joins two asks ("the departure time and platform", "对手是哪支球队，几点
-  开始") and its answer lists two values ("07:28, platform 14"): two lookups written as one;
-- `repeated_answer`: two sub-questions about different facts have the same answer;
-- `answer_adds_value` (decomposition only): the final answer states a number (a count, price,
-  date, time) or a code in capitals (a station id "KDTW") that neither a sub-answer nor the main
-  question holds: it was made up, not found ("The average time is 2 hours" when no sub-question
-  asks for a time);
-- `answer_given` (decomposition only): a sub-question with no dependency asks for a value the main
-  question already states ("What is the code of the compound?" -> "ABC123" for "... a compound
-  with code 'ABC123'?"): no tool is needed to find what the user said;
-- `hop_value_unknown` (decomposition only): a sub-question that uses no earlier answer and carries no
-  value the main question gives names one the user never gave ("the chance of rain in Washington, DC"
-  for "Should I plan a picnic on Thursday?"): its tool call has nothing to be called with;
-- `duplicate_tool`: two tools are one function: names that differ by a numeric suffix
-  (`get_x`, `get_x_2`), or descriptions and schemas that embed at cosine >= 0.9;
-- `wrong_language` (decomposition only: it needs the seed): the main question is not in the seed's
-  language (the teacher wrote 10 Chinese-domain rows in English);
-- `answer_known` (decomposition only: it needs the knowledge row): a sub-question asks for a
-  value the row's "Known Information" already gives the user ("What is your name?" -> the
-  name the user stated), so no tool is needed for it.
+ask whether its task means something, each with a stable code declared in `CHECK_CODES` (`astra checks --family
+meaning` lists them, each with its meaning and a failing example).
 
 A placeholder in the final answer (`{ticket_reference_number}`) is `answer_not_value` too.
 The same rules (less the tool rule) run on the decomposition, where they are fed back to the
@@ -55,11 +19,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mcp_servers import EnvSpec, answer_in_output, generic_answer_reason, normalize_answer
+from mcp_servers import CheckCode, EnvSpec, answer_in_output, generic_answer_reason, normalize_answer
 from synth.core.values import call_values, key_values, whole_values
 from synth.env.records import LANGUAGE_NAMES
 
 __all__ = [
+    "CHECK_CODES",
     "DUPLICATE_COSINE",
     "MEANING_CODES",
     "MeaningFinding",
@@ -76,10 +41,37 @@ __all__ = [
     "tool_text",
 ]
 
-MEANING_CODES = (
-    "main_not_question", "main_question_malformed", "answer_malformed", "answer_not_composed", "answer_not_value", "hop_not_atomic", "repeated_answer",
-    "answer_adds_value", "answer_given", "hop_value_unknown", "duplicate_tool",
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="main_not_question", family="meaning", meaning="the main question asks for nothing: no question and no request for values",
+              example='main question "I went to Paris last May."'),
+    CheckCode(code="main_question_malformed", family="meaning", meaning='the main question holds debris no user writes (a template slot or "XX", a cut-off mark, an error message) or runs past 60 words',
+              example='main question "What is the status of order {order_id}?"'),
+    CheckCode(code="answer_malformed", family="meaning", meaning="the final answer holds the seams of a list written as text, an empty {} or [], debris, or stops mid-sentence",
+              example="final answer 97-89', '36 points', '37 minutes"),
+    CheckCode(code="answer_not_composed", family="meaning", meaning="a leaf sub-answer (one no other sub-question uses) is not in the final answer, normalized as verify matches answers (a yes or no leaf is exempt: it is stated in words)",
+              example='q2 answers "14:05"; the final answer is "Your train leaves from platform 3."'),
+    CheckCode(code="answer_not_value", family="meaning", meaning="a sub-answer (or the final answer) is a sentence, an action, a placeholder, a bare yes/no or flag, or no id where an id is asked",
+              example='"What is the club ID of the Cleveland Cavaliers?" answered "LeBron James"'),
+    CheckCode(code="hop_not_atomic", family="meaning", meaning="a sub-question joins two asks and its answer lists two values: two lookups written as one",
+              example='"What are the departure time and platform?" answered "07:28, platform 14"'),
+    CheckCode(code="repeated_answer", family="meaning", meaning="two sub-questions about different facts have the same answer",
+              example='q1 "What is my order number?" and q2 "What is its tracking number?" both answered "55891"'),
+    CheckCode(code="answer_adds_value", family="meaning", meaning="the final answer states a number or a code in capitals that no sub-answer nor the main question holds (decomposition only)",
+              example='"The average time is 2 hours" when no sub-question asks for a time'),
+    CheckCode(code="answer_given", family="meaning", meaning="a sub-question with no dependency asks for a value the main question already states (decomposition only)",
+              example='"What is the code of the compound?" -> "ABC123" for "What is the melting point of the compound with code ABC123?"'),
+    CheckCode(code="hop_value_unknown", family="meaning", meaning="a sub-question that uses no earlier answer names a value the user never gave (decomposition only)",
+              example='"the chance of rain in Washington, DC" for "Should I plan a picnic on Thursday?"'),
+    CheckCode(code="duplicate_tool", family="meaning", meaning="two tools are one function: names equal but for a numeric suffix, or descriptions and schemas embedding at cosine >= 0.9",
+              example="tools get_order and get_order_2"),
+    CheckCode(code="wrong_language", family="meaning", meaning="the main question is not in the seed's language (decomposition only: it needs the seed)",
+              example='a zh seed decomposed into "What is the weather in Beijing?"'),
+    CheckCode(code="answer_known", family="meaning", meaning="a sub-question asks for a value the knowledge row's Known Information already gives the user (decomposition only)",
+              example='"What is your name?" -> "Alice Chen" when the row says the user is Alice Chen'),
 )  # fmt: skip
+"""Every code a meaning check reports, on a final environment (`meaning_findings`) or on a decomposition."""
+
+MEANING_CODES: tuple[str, ...] = tuple(c.code for c in CHECK_CODES)
 """Every code a meaning check can report."""
 
 DUPLICATE_COSINE = 0.9

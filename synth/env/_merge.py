@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from mcp_servers import CheckCode
 from synth.core import ReplyCheck, ask_structured
 from synth.env import _schemas, prompts
 from synth.env._meaning import duplicate_tool_groups
@@ -23,6 +24,12 @@ from synth.env._tools import Member, arguments_problem, doc_problem, grounded_va
 from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SynthTool, ToolDoc
 
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="merge_doc_<reply>", family="env_synth", meaning="the request for one document serving a group of tools failed: the group stays unmerged and a merge_fallback note says why",
+              example="merge_doc_invalid_output: golden_calls for q1 only, for the group q1+q3"),
+)  # fmt: skip
+"""The code of a failed merge (noted on the sample, never a rejection)."""
 
 class Group(BaseModel):
     """Sub-questions whose tools share one intent."""

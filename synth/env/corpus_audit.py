@@ -2,16 +2,9 @@
 
 A corpus trains an agent that is then scored on `examples/envs` and on public benchmarks, so
 nothing of either may be in it. Each environment and SFT row is checked item by item, and each
-finding keeps its kind (the funnel counts them):
-
-- `env_id`: an environment id of the reference environments;
-- `question` / `sub_question` / `sft_task`: a main question, a sub-question or an SFT task (its
-  first user message) whose normalized text equals, or whose MiniLM embedding is at cosine >=
-  the threshold to, a question of the reference environments or of a benchmark file;
-- `tool`: a tool of a reference environment called with one of the same entities (a golden
-  call of the same tool name with an argument value that a reference golden call also passes);
-- `answer`: a distinctive answer (not generic, four characters or more after normalization)
-  that a reference environment also has.
+finding keeps its kind (the funnel counts them), declared in `CHECK_CODES` (`astra checks --family
+corpus_audit`): an environment id, a question, a sub-question or an SFT task of the development set or a
+benchmark, a tool called with the same entities, or a distinctive answer.
 
 An environment with any finding, and an SFT row with any finding, is left out of the corpus
 (`apply_audit` moves it aside) and counted.
@@ -28,12 +21,28 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from mcp_servers import Environment, generic_answer_reason, normalize_answer
+from mcp_servers import CheckCode, Environment, generic_answer_reason, normalize_answer
 from synth.env._leak import LeakAuditor, _encode, benchmark_questions, default_benchmark_files, load_embedder
 
-__all__ = ["AuditFinding", "CorpusAudit", "apply_audit", "audit_corpus"]
+__all__ = ["CHECK_CODES", "AuditFinding", "CorpusAudit", "apply_audit", "audit_corpus"]
 
 FindingKind = Literal["env_id", "question", "sub_question", "sft_task", "tool", "answer"]
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="env_id", family="corpus_audit", meaning="an environment has the id of a reference environment",
+              example="a corpus environment whose env.json id is one of examples/envs"),
+    CheckCode(code="question", family="corpus_audit", meaning="a main question equals (normalized) or embeds at cosine >= the threshold to a reference or benchmark question",
+              example='"Weather in Oslo tomorrow?" beside the reference question "What is the weather in Oslo tomorrow?"'),
+    CheckCode(code="sub_question", family="corpus_audit", meaning="a sub-question equals or embeds close to a reference or benchmark question",
+              example="a sub-question copied from a reference environment's subtask"),
+    CheckCode(code="sft_task", family="corpus_audit", meaning="an SFT row's task (its first user message) equals or embeds close to a reference or benchmark question",
+              example="an SFT row opening with a BFCL question"),
+    CheckCode(code="tool", family="corpus_audit", meaning="a golden call of a reference environment's tool passes an argument value a reference golden call also passes",
+              example='book_hotel(city="Oslo") in the corpus when a reference environment also has the golden call book_hotel(city="Oslo")'),
+    CheckCode(code="answer", family="corpus_audit", meaning="a distinctive answer (not generic, four characters or more normalized) that a reference environment also has",
+              example='the answer "TN-000912987" that a reference subtask also has'),
+)  # fmt: skip
+"""Every finding kind of the audit (`FindingKind`)."""
 
 
 class AuditFinding(BaseModel):

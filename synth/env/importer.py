@@ -7,9 +7,9 @@ dependency DAG becomes the subtasks' `depends_on`. Sub-questions without a golde
 one only by running the row's own tools in the sandbox (`_import_search`).
 
 Per row, `import_report.jsonl` holds the outcome: rows ASTRA itself would skip are
-`rejected` with the reason; otherwise every defect (`duplicate_tool_name`,
-`golden_call_missing`, `nondeterministic`, `answer_missing`, ... and any `verify` finding) is
-listed, and only rows without defects whose environment passes `verify` are written.
+`rejected` with the reason; otherwise every defect is listed, by its code of the `env_import` or
+`verify` family (`astra checks`), and only rows without defects whose environment passes `verify`
+are written.
 """
 
 from __future__ import annotations
@@ -21,14 +21,24 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_sdk import format_validation_error, read_jsonl
-from mcp_servers import Environment, GoldenCall, Sandbox, Source, Subtask, Task, dependency_scenario, verify_env
+from mcp_servers import CheckCode, Environment, GoldenCall, Sandbox, Source, Subtask, Task, dependency_scenario, verify_env
 from synth.env._assemble import write_env
 from synth.env._import_formats import Defect, ParsedRow, decode, parse_row
 from synth.env._import_search import SearchLimits, establish_golden_calls, tools_module
 from synth.env._seeds import detect_language
 from synth.exceptions import RowError
 
-__all__ = ["Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
+__all__ = ["CHECK_CODES", "Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="malformed_row", family="env_import", meaning="an input line is not JSON, or a row of neither ASTRA format",
+              example='a line {"question": "..."} with neither decomposition_trace nor tool_schema'),
+    CheckCode(code="tool_necessity_illegitimate", family="env_import", meaning="ASTRA's own row marks tool_necessity_legitimacy false, so ASTRA itself skips it",
+              example='a row with "tool_necessity_legitimacy": false'),
+    CheckCode(code="verify_score_low", family="env_import", meaning="the row's verify_result.score is not a number, or below --min-verify-score",
+              example='"verify_result": {"score": 0.3} under --min-verify-score 0.5'),
+)  # fmt: skip
+"""The codes of a row the importer rejects or cannot read (a row's other defects are `verify` codes and `golden_call_missing`)."""
 
 _FORMAT_NAMES = {"pipeline": "env_synthesis pipeline", "rl": "RL"}
 

@@ -20,6 +20,7 @@ import anyio
 from pydantic import BaseModel
 
 from agent_sdk import JsonlProblem, cache_dir, read_jsonl
+from mcp_servers import CheckCode
 from synth.core import JsonlStore, LLMCache, MeteredModel, PipelineStats, Stage, StageMeter, StageTokens, map_ordered, rejections_store
 from synth.env._assemble import assemble
 from synth.env._judge import decompose, necessity, run_checks
@@ -30,7 +31,7 @@ from synth.env._tools import synthesize_tools
 from synth.env.config import STAGES, SynthConfig
 from synth.env.records import EnvRecord, Failure, Sample, Seed, attempt_id
 
-__all__ = ["SynthResult", "load_seeds", "synthesize_envs"]
+__all__ = ["CHECK_CODES", "SynthResult", "load_seeds", "synthesize_envs"]
 
 
 class SynthResult(BaseModel):
@@ -59,6 +60,12 @@ def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = 
     unique = list({s.id: s for s in seeds}.values())
     return unique, errors
 
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="benchmark_leak", family="env_synth", meaning="the seed's or the decomposition's question embeds at or above the leak threshold to a benchmark question",
+              example="a seed question that is a reworded BFCL question"),
+)  # fmt: skip
+"""The code of the leak audit stage (`_leak`)."""
 
 _JUDGING = frozenset({"necessity", "checks"})
 """Stages that judge rather than generate: they use the judge model."""

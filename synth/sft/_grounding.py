@@ -1,28 +1,11 @@
 """What a trajectory shows about itself, found without a model: the judge's evidence.
 
 A 1.5B judge scored a trajectory and its twin with one invented departure time alike; the
-conversation itself says the time is in no tool result. Three findings are read off the
-messages and both shown to the judge and applied to its verdict (`_judge`):
-
-- `repeated_steps`: a call with the same tool and arguments as an earlier one that succeeded (conciseness;
-  a retry after an error is what an injected timeout asks for);
-- `ungrounded_values`: a number, time, date or code in the final answer that no tool result
-  and no user or system message contains, normalized as verify matches answers — a value the
-  agent computed (a sum, a conversion) counts too: the judge is strict rather than credulous;
-- `ignored_errors`: a step whose result was an error, after which no call succeeded and the
-  final answer does not say that something failed;
-- `invented_arguments`: a step whose arguments hold an id, a code or a long number (three digits
-  or more, or letters mixed with digits; a well-formed date is a conversion, not an invention)
-  that no user or system message and no earlier tool result contains: the teacher as agent called
-  `get_flight_details(flight_id='F12345')` with an id no search had returned, and its judge kept it;
-- `unreported_refusals`: a step whose result reports that what was asked cannot be had (a status
-  `sold_out`, `rejected`, `unavailable`, ...; `available: false`, `is_open: false`, ...) while the
-  final answer says nothing negative at all: the teacher judge rated "Good news, the 19:00 showing
-  still has seats" above "Sorry, it is sold out" for a result saying `sold_out` (2 of 4 planted
-  unfaithful twins), and no negation in the answer cannot report a refusal;
-- `answer_problem`: the last message answers nobody (`_answer_shape.final_answer_problem`: a bare heading,
-  a repeated tool error, a request for a tool's output, ...): a session-16 teacher run exported 8 rows, each
-  judged 0.70-0.92, and none of them answered the user.
+conversation itself says the time is in no tool result. The findings (`Grounding`, one field per
+code of `CHECK_CODES`: `astra checks --family sft_judge`) are read off the messages, shown to the
+judge and applied to its verdict (`_judge`). Values are normalized as verify matches answers; a
+value the agent computed (a sum, a conversion) counts as ungrounded too: the judge is strict rather
+than credulous. A retry after an error is what an injected timeout asks for, so it is no repeat.
 """
 
 from __future__ import annotations
@@ -33,11 +16,31 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mcp_servers import answer_in_output
+from mcp_servers import CheckCode, answer_in_output
 from synth.core import string_leaves
 from synth.sft._answer_shape import call_text_problem, final_answer_problem, states_a_result
 
-__all__ = ["Grounding", "final_answer_text", "grounding", "invented_steps"]
+__all__ = ["CHECK_CODES", "Grounding", "final_answer_text", "grounding", "invented_steps"]
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="repeated_steps", family="sft_judge", meaning="a call repeats the tool and arguments of an earlier call that succeeded",
+              example='get_weather(city="Oslo") called twice, the first time successfully'),
+    CheckCode(code="ungrounded_values", family="sft_judge", meaning="a number, time, date or code in the final answer that no tool result and no user or system message contains",
+              example='"The train leaves at 09:05" when the timetable returned 09:50'),
+    CheckCode(code="ignored_errors", family="sft_judge", meaning="a step's result was an error, no later call succeeded, and the final answer does not say that something failed",
+              example='a timed-out book_seat call followed by "Your seat is booked."'),
+    CheckCode(code="invented_arguments", family="sft_judge", meaning="a step's arguments hold an id, a code or a long number that no user or system message and no earlier result contains",
+              example='get_flight_details(flight_id="F12345") before any search returned a flight'),
+    CheckCode(code="unreported_refusals", family="sft_judge", meaning="a result reports that what was asked cannot be had (sold_out, available: false) while the answer says nothing negative",
+              example='{"status": "sold_out"} answered "Good news, the 19:00 showing still has seats"'),
+    CheckCode(code="answer_problem", family="sft_judge", meaning="the last message answers nobody (a code of final_answer_problem)",
+              example='a last message "Let me try again."'),
+    CheckCode(code="debris_steps", family="sft_judge", meaning="a call came with text that is debris (a code of call_text_problem)",
+              example='a call beside "restaurant_id: <restaurant-id-from-search-results>"'),
+    CheckCode(code="states_no_result", family="sft_judge", meaning="every call succeeded and the final answer states nothing they returned",
+              example='get_air_quality returned {"aqi": "50"}; the answer is "Your request is valid."'),
+)  # fmt: skip
+"""Every finding of the trajectory judge's evidence, one per field of `Grounding`."""
 
 _VALUE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.,:/\-][A-Za-z0-9]*\d[A-Za-z0-9]*)*")
 _ISO_T = re.compile(r"(\d)T(\d)")

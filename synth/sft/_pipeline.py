@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_sdk import write_sft_files
+from mcp_servers import CheckCode
 from synth.core import (
     JsonlStore,
     LLMCache,
@@ -34,6 +35,7 @@ from synth.sft._graph import ToolGraph, WalkConfig, chain_inputs, propose_graph,
 from synth.sft._ingest import ingest
 from synth.sft._judge import judge_trajectory
 from synth.sft._report import RunNotes, write_report
+from synth.sft._request_shape import request_problem
 from synth.sft._rollout import RolloutConfig, RolloutServers, TrajectoryRecord, usable_rollout
 from synth.sft._tasks import (
     Augmentation,
@@ -43,11 +45,28 @@ from synth.sft._tasks import (
     chain_tasks,
     load_personas,
     pick_persona,
-    request_problem,
     score_task,
     server_tasks,
 )
 from synth.sft._verify import check_dependencies, vote_coherence
+
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="no_edges", family="sft_pipeline", meaning="graph proposal chained no two tools of a server in any round",
+              example="every proposal for a server named a single tool"),
+    CheckCode(code="no_tasks", family="sft_pipeline", meaning="task generation or an augmentation produced no usable task",
+              example="every generated request holds a placeholder such as {city}"),
+    CheckCode(code="score_copied_example", family="sft_pipeline", meaning="the task scorer's reply copied the prompt's example",
+              example='the scorer sent back the example: every score 1 and "<one sentence>" as its reason'),
+    CheckCode(code="score_failed", family="sft_pipeline", meaning="the task scorer's reply was unusable (no JSON, or invalid scores)",
+              example='the scorer answered "question_quality": 7 on the 1-5 scale'),
+    CheckCode(code="below_threshold", family="sft_pipeline", meaning="a task scored below a per-score threshold, or a judged trajectory below judge_threshold",
+              example="a trajectory judged 0.55 under the default judge_threshold 0.6"),
+    CheckCode(code="rollout_error", family="sft_pipeline", meaning="a rollout raised instead of ending: the server could not be reached",
+              example="a stdio server that exits on start"),
+    CheckCode(code="unjudged", family="sft_pipeline", meaning="the trajectory judge left a dimension missing or no verdict word (its code: missing_dimension, or a reply code)",
+              example='"final_answer": "good" where the verdict is one of yes, mostly, partly or no'),
+)  # fmt: skip
+"""The codes the pipeline's stages add to those of their checks."""
 
 STAGES = ("ingest", "graph", "chains", "tasks", "score", "rollout", "judge", "export")
 """Stage names, in order (`astra sft synth --stage NAME`)."""

@@ -11,6 +11,7 @@ from agent_sdk import FunctionModel
 from sft_world import assert_example_only_without_schema
 from synth.sft import TaskScores, TaskThresholds, ingest_file
 from synth.sft._graph import chain_inputs
+from synth.sft._request_shape import request_problem
 from synth.sft._tasks import (
     augment,
     chain_tasks,
@@ -18,7 +19,6 @@ from synth.sft._tasks import (
     load_personas,
     missing_inputs,
     pick_persona,
-    request_problem,
     score_task,
     server_tasks,
 )

@@ -7,6 +7,7 @@ Each group lives in its own module and registers its commands on the apps define
 from __future__ import annotations
 
 from astra_cli import agent as _agent  # noqa: F401
+from astra_cli import checks as _checks  # noqa: F401
 from astra_cli import demo as _demo  # noqa: F401
 from astra_cli import env as _env  # noqa: F401
 from astra_cli import env_synth as _env_synth  # noqa: F401

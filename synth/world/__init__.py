@@ -9,7 +9,7 @@ answer from executing the golden calls. `synthesize_from_worlds` writes ordinary
 from synth.world._schema import ANSWER_TYPES, Derived, Entity, FieldSpec, FieldType, World, label_text
 from synth.world._rows import fill_rows
 from synth.world._tools import WorldTool, compile_tools, environment_code
-from synth.world._walk import SCENARIOS, WALK_REJECTIONS, Step, Walk, WalkRejected, Walker
+from synth.world._walk import SCENARIOS, WALK_REJECTIONS, Step, Walk, WalkRejected, WalkSpec, Walker
 from synth.world._build import build_environment, check_in_process
 from synth.world._domain import DomainResult, WorldProposal, domain_language, propose_world, world_from_proposal
 from synth.world._sqlite import SqliteWorld, world_from_sqlite
@@ -30,6 +30,7 @@ __all__ = [
     "Step",
     "Walk",
     "WalkRejected",
+    "WalkSpec",
     "Walker",
     "World",
     "WorldSynthConfig",

@@ -23,6 +23,7 @@ _TEXT = {
         "no_filter": "give at least one of: {names}",
         "not_number": "{name} must be a number, not {value!r}",
         "more": "{shown} of {count} shown; narrow the search",
+        "then": "; ",
     },
     "zh": {
         "missing": "没有{label}“{value}”",
@@ -33,6 +34,7 @@ _TEXT = {
         "no_filter": "请至少提供以下之一：{names}",
         "not_number": "{name} 必须是数字，而不是“{value}”",
         "more": "共{count}条，显示{shown}条；请缩小查询范围",
+        "then": "；",
     },
 }
 
@@ -102,7 +104,7 @@ def _find(entity, value):
         hints.append(_say("find_with", plural=table["plural"], tool=search))
     else:
         hints.append(_say("key_like", label=table["label"], example=table["rows"][0][table["key"]]))
-    return None, "; ".join(hints)
+    return None, _say("then").join(hints)
 
 
 def _lookup(entity, value):

@@ -20,7 +20,7 @@ from synth.world._runtime import show
 from synth.world._schema import ANSWER_TYPES, Entity, FieldSpec, World, label_text
 from synth.world._tools import WorldTool, field_meta, plural_name, ref_short
 
-__all__ = ["SCENARIOS", "WALK_REJECTIONS", "Step", "Walk", "WalkRejected", "Walker"]
+__all__ = ["SCENARIOS", "WALK_REJECTIONS", "Step", "Walk", "WalkRejected", "WalkSpec", "Walker"]
 
 Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
 SCENARIOS: tuple[Scenario, ...] = ("single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop")
@@ -73,7 +73,9 @@ class Walk:
 
 
 @dataclass(frozen=True)
-class _Spec:
+class WalkSpec:
+    """A path shape: where the walk starts, the foreign keys it follows, and what it ends on."""
+
     start: Literal["handle", "search", "follow"]
     entity: str
     search_field: str | None = None
@@ -127,22 +129,22 @@ class Walker:
         ends += [("derived", d.name) for d in self.world.derived if d.entity == entity.name and f"compute_{d.name}" in self.tools]
         return ends
 
-    def _starts(self, single: bool) -> list[_Spec]:
-        starts: list[_Spec] = []
+    def _starts(self, single: bool) -> list[WalkSpec]:
+        starts: list[WalkSpec] = []
         for e in self.world.entities:
-            starts.append(_Spec("handle", e.name))
+            starts.append(WalkSpec("handle", e.name))
             if f"search_{plural_name(e.name)}" in self.tools:
                 title = e.title_field
                 for f in e.fields:
                     if f.type in _STRING_SEARCH and f.name != e.key and (title is None or f.name != title.name):
-                        starts.append(_Spec("search", e.name, search_field=f.name, end=("title", "") if single and title else ("field", "")))
+                        starts.append(WalkSpec("search", e.name, search_field=f.name, end=("title", "") if single and title else ("field", "")))
         if not single:
             for child, via, parent in self.world.relations:
                 if f"list_{plural_name(child.name)}_by_{ref_short(via)}" in self.tools:
-                    starts.append(_Spec("follow", parent.name, via=f"{child.name}.{via.name}"))
+                    starts.append(WalkSpec("follow", parent.name, via=f"{child.name}.{via.name}"))
         return starts
 
-    def spec(self, hops: int, rng: random.Random) -> _Spec:
+    def spec(self, hops: int, rng: random.Random) -> WalkSpec:
         """A random path of `hops` hops (raises `WalkRejected('no_walk')` when none fits)."""
         for _ in range(40):
             start = rng.choice(self._starts(single=hops == 1))
@@ -194,7 +196,7 @@ class Walker:
         branch.steps.append(Step(id=sid, tool=tool, arguments=arguments, question=question, answer=answer, depends_on=depends))
         return sid
 
-    def run(self, spec: _Spec, rng: random.Random, prefix: str, avoid: set[str]) -> _Branch:
+    def run(self, spec: WalkSpec, rng: random.Random, prefix: str, avoid: set[str]) -> _Branch:
         """Execute `spec` from a random row not in `avoid`."""
         say, branch = self.say, _Branch()
         entity = self.world.entity(spec.entity)
@@ -257,7 +259,7 @@ class Walker:
         branch.phrase = phrase
         return branch
 
-    def _end(self, branch: _Branch, spec: _Spec, entity: Entity, row: dict[str, Any], value: str, sub: str,
+    def _end(self, branch: _Branch, spec: WalkSpec, entity: Entity, row: dict[str, Any], value: str, sub: str,
              depends: tuple[str, ...], prefix: str) -> None:  # fmt: skip
         kind, name = spec.end
         if kind == "field":
@@ -284,7 +286,12 @@ class Walker:
         """One task of `scenario`, or `WalkRejected` with the reason it is unfair."""
         parallel = scenario.startswith("parallel")
         hops = 1 if scenario.endswith("single_hop") else rng.choice((2, 2, 3, 4) if not parallel else (2, 2, 3))
-        spec = self.spec(hops, rng)
+        return self.walk_spec(scenario, self.spec(hops, rng), rng)
+
+    def walk_spec(self, scenario: Scenario, spec: WalkSpec, rng: random.Random) -> Walk:
+        """The task of `scenario` along `spec` from random rows (`WalkRejected` when unfair)."""
+        parallel = scenario.startswith("parallel")
+        hops = spec.hops
         branches = [self.run(spec, rng, "a" if parallel else "s", set())]
         if parallel:
             branches.append(self.run(spec, rng, "b", set(branches[0].rows)))

@@ -1,0 +1,78 @@
+"""A domain becomes a world: a scripted model proposes, code checks and sends back what is wrong."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent_sdk import FunctionModel
+from synth.world import domain_language, fill_rows, propose_world
+
+
+def _proposal(**changes) -> dict:
+    proposal = {
+        "name": "clinic_visits",
+        "entities": [
+            {"name": "doctor", "label": "医生", "fields": [
+                {"name": "name", "label": "姓名", "type": "name"},
+                {"name": "specialty", "label": "科室", "type": "enum", "vocabulary": "specialties"}]},
+            {"name": "patient", "label": "患者", "fields": [
+                {"name": "name", "label": "姓名", "type": "name"},
+                {"name": "phone", "label": "电话", "type": "code"}]},
+            {"name": "visit", "label": "就诊记录", "fields": [
+                {"name": "patient_id", "label": "患者", "type": "ref", "ref": "patient"},
+                {"name": "doctor_id", "label": "医生", "type": "ref", "ref": "doctor"},
+                {"name": "visit_date", "label": "就诊日期", "type": "date"},
+                {"name": "fee", "label": "费用", "type": "money", "currency": "CNY", "min": 20, "max": 800}]},
+        ],
+        "vocabularies": [{"name": "specialties", "values": ["内科", "外科", "儿科", "眼科", "皮肤科"]}],
+    }  # fmt: skip
+    proposal.update(changes)
+    return proposal
+
+
+def test_domain_language():
+    assert domain_language("在线医疗（挂号、问诊）") == "zh" and domain_language("Cloud Computing") == "en"
+
+
+@pytest.mark.anyio
+async def test_a_refused_proposal_is_sent_back_with_the_error_then_accepted():
+    bad = _proposal()
+    bad["entities"][2]["fields"][1]["ref"] = "physician"
+    model = FunctionModel.from_replies(json.dumps(bad, ensure_ascii=False), json.dumps(_proposal(), ensure_ascii=False))
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is not None and result.calls == 2 and result.language == "zh"
+    retry = model.requests[1].messages[-1].content
+    assert "visit.doctor_id" in retry and "'physician'" in retry
+    world = fill_rows(result.world)
+    assert [e.key for e in world.entities] == ["doctor_id", "patient_id", "visit_id"]
+    assert {d.kind for d in world.derived} == {"count", "sum"} and len(world.relations) == 2
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in r["name"]) for r in world.entity("patient").rows)
+
+
+@pytest.mark.anyio
+async def test_a_world_with_too_few_relations_is_refused():
+    flat = _proposal()
+    flat["entities"][2]["fields"] = flat["entities"][2]["fields"][2:]
+    model = FunctionModel.from_replies(*[json.dumps(flat, ensure_ascii=False)] * 3)
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is None and result.reason == "invalid_output" and "at least 2 ref fields" in result.detail
+
+
+@pytest.mark.anyio
+async def test_english_labels_for_a_chinese_domain_are_refused():
+    english = _proposal()
+    english["entities"][0]["label"] = "doctor"
+    model = FunctionModel.from_replies(*[json.dumps(english, ensure_ascii=False)] * 3)
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is None and "'doctor' is not Chinese" in result.detail
+
+
+@pytest.mark.anyio
+async def test_things_without_names_get_asked_for_a_vocabulary():
+    nameless = _proposal()
+    nameless["entities"][0]["name"] = "clinic"
+    model = FunctionModel.from_replies(*[json.dumps(nameless, ensure_ascii=False)] * 3)
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is None and "a clinic is named from a vocabulary" in result.detail

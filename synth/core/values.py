@@ -78,8 +78,8 @@ def call_values(main_question: str, answers: Sequence[str], question: str) -> li
 
     The agent is asked only the main question, so a value found nowhere else (a product id from the
     seed's text) is one it cannot call with; and a value that is a plain phrase of the sub-question
-    (`product_id: "30-inch"`, `game_date: "basketball game"`, `card_id: "saved"`, 3 of the 5
-    environments a session-12 slice run kept) verifies but looks nothing up.
+    (`product_id: "30-inch"`, `game_date: "basketball game"`, `card_id: "saved"`) verifies but looks
+    nothing up.
     """
     answers = [a.strip() for a in answers]
     # Chinese values come from `shared_cjk_spans` alone: a run of `key_values` is a clause (我的公司最近的供应商有哪 was a golden `company_id`)
@@ -92,8 +92,7 @@ def call_values(main_question: str, answers: Sequence[str], question: str) -> li
 
 def fits_parameter(name: str, value: str) -> bool:
     """Whether `value` can fill a parameter called `name`: an id or code takes a code or a number (not a place,
-    a slot word or a measure: `game_id="TD Garden"`, `id="ID"`, `id="30-inch"` were golden calls of a
-    final slice run), a date takes a date (not a year: `date="2024"`); any other parameter takes any value."""
+    a slot word or a measure: golden calls such as `game_id="TD Garden"`, `id="ID"`, `id="30-inch"`), a date takes a date (not a year: `date="2024"`); any other parameter takes any value."""
     value = value.strip()
     kind = parameter_kind(name)
     if kind == "id":
@@ -128,7 +127,7 @@ def shared_cjk_spans(text: str, other: str) -> list[str]:
 
     A shared span is not a value when it is a clause (over 8 characters: 房屋租赁合同是什么时候到), too
     short to name one thing (实验, 供应商), or holds a pronoun, a question word, a verb of need or a slot
-    noun (我的公司, 实验需要, 工单编号): each was a golden `id` in a final slice run.
+    noun (我的公司, 实验需要, 工单编号): each was written as a golden `id`.
     """
     blocks = difflib.SequenceMatcher(None, text, other, autojunk=False).get_matching_blocks()
     spans = [text[b.a : b.a + b.size] for b in blocks]

@@ -118,9 +118,8 @@ def drop_unserved(d: Decomposition, seed: Seed, *, declared: set[str] | None = N
 
     The teacher pads a decomposition with lookups its answer does not need: "the estimated
     delivery time of product A" split into its stock, its price and its last shipment, answered
-    "15 days". Appending such leaves' statements to the final answer (sessions 8-11) made the
-    composition rule pass them, and 2 of the 4 environments of a session-12 slice run asked one
-    thing and looked up others. A leaf the answer does not use does not serve the main question.
+    "15 days". Appending such leaves' statements to the final answer made the composition rule pass
+    them, and the environments built so asked one thing and looked up others. A leaf the answer does not use does not serve the main question.
     When dropping would leave too few hops, nothing is dropped and the composition rule sends the
     trace back. A hop the user already knows stays for the `answer_known` rule (`drop_known`), and
     so does one that another sub-question `declared` it depends on without carrying its value ("the
@@ -147,8 +146,7 @@ def drop_known(d: Decomposition, seed: Seed, *, declared: set[str] | None = None
     """`d` without the sub-questions whose answer the seed's user already knows, while enough hops remain.
 
     The teacher kept a hop for the user's own name, club or patient id after being told twice that
-    it is known (6 of 10 rows of a session-11 slice subset rejected `answer_known`; 16 of 50 in a
-    session-12 slice run). Such a hop needs no tool, and is dropped with the dependencies on it
+    it is known, and `answer_known` rejected up to 6 rows in 10 for it. Such a hop needs no tool, and is dropped with the dependencies on it
     when no other hop needs it, or when its value lives on: a sub-question that uses it carries the
     value once references are filled in, or the main question or another sub-question names it. A
     known hop that another sub-question `declared` it depends on without carrying its value ("the

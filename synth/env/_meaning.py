@@ -96,8 +96,8 @@ _STAND_IN = re.compile(
     r"\b(?i:supplier|vendor|company|product|store|shop|customer|restaurant|hotel|item)\s+[A-Z]\b(?![\w-])"
     r"|(?<![A-Za-z])[A-Z]\s*(?:供应商|公司|商品|产品|餐厅|酒店)"
 )
-"""An entity named by a letter ("Supplier A", "A供应商"): a stand-in, not a value. A session-16 teacher environment
-answered "which suppliers did my company use lately" with "A供应商和B供应商" and passed every check."""
+"""An entity named by a letter ("Supplier A", "A供应商"): a stand-in, not a value: e.g. "which suppliers did my
+company use lately" answered "A供应商和B供应商"."""
 _ASKS_CODE = re.compile(
     r"\b(?:id|ids|identifier|code|(?:order|reference|tracking|confirmation|account|booking|ticket|flight|member(?:ship)?) number)"
     r"(?=\s+(?:of|for)\b|\s*[?？]|\s*$)|(?:编号|代码|单号)(?:是)?(?:什么|多少|[?？])",
@@ -108,7 +108,7 @@ device with ID 5", "编号是XX的设备")."""
 _CODE_LIKE = re.compile(r"\d|[A-Z]{2,}|[A-Za-z]+[-_/.][A-Za-z]+")
 """What an id or a code has: a digit, capitals together ("KDTW", "WSU/IRL") or joined parts ("gold-tier")."""
 _X_SLOT = re.compile(r"(?<![A-Za-z])(?:X{2,}|x{3,})(?![A-Za-z])")
-"""Letters standing where a value goes: a session-18 teacher environment asked "设备编号是XX的设备最近一次维护预警的时间是什么？"."""
+"""Letters standing where a value goes: e.g. "设备编号是XX的设备最近一次维护预警的时间是什么？"."""
 _EDGE = " \t\n,;:'\"`<>|*"
 _TEMPLATE_SLOT = re.compile(r"\{\s*[A-Za-z_][\w ]*\}|<\s*[A-Za-z_][\w ]*>")
 _KNOWN = re.compile(r"known\s+info\w*\s*:(.*?)(?:information\s+needed\s*:|$)", re.IGNORECASE | re.DOTALL)
@@ -122,7 +122,7 @@ _CODE = re.compile(r"\b(?=[A-Z0-9]{3,}\b)[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
 """A code in capitals of three characters or more ("KDTW", "ABC123"); shorter ones ("OK", "ID") are words."""
 _DEBRIS = re.compile(
     r"\.\.\.|…|\[truncated\]|\btruncated\b|\berror\b\s*[:-]|\bincorrect response\b"
-    r"|['\"]\s*\+\s*\w+\(|\)\s*\+\s*['\"]|['\"]\s*\}\s*$",  # code: "PLN '+str(447 - 335)+'. ...'}" (a session-17 teacher answer)
+    r"|['\"]\s*\+\s*\w+\(|\)\s*\+\s*['\"]|['\"]\s*\}\s*$",  # code: "PLN '+str(447 - 335)+'. ...'}"
     re.IGNORECASE,
 )
 _LIST_DEBRIS = re.compile(
@@ -130,21 +130,21 @@ _LIST_DEBRIS = re.compile(
     r"|(?<![A-Za-z])(?i:in|on|at|the|his|her|your|my|of|for|and|to)(?=[\u4e00-\u9fff])"
 )
 """The seams of a list or a mapping written as text: the teacher answered "97-89', '36 points', '37 minutes"
-and "a final score of 159-135.' Kyle Kuzma (points: 26 ...)'", and in session 18 "order 4B4rwtH' is TN-000912987;
+and "a final score of 159-135.' Kyle Kuzma (points: 26 ...)'", and "order 4B4rwtH' is TN-000912987;
 'The current price ...' is $59.00"; or an English word glued to Chinese ("In公司的供应链协同管理系统中")."""
 _CUT_OFF = re.compile(
     r"\b(?:the|a|an|and|or|but|of|to|with|for|this|that|these|those|makes|make|is|are|was|were|which|in|at|on|by|as|from|than|so|because)\s*$",
     re.IGNORECASE,
 )
 """An answer that ends on a word no sentence ends on: the teacher stopped one mid-sentence ("... this makes"), and the
-environment built on it passed every check of a session-15 slice run."""
+environment built on it passed every other check."""
 _ENDS_SENTENCE = re.compile(r"""[.!?。！？…)\]"'”’%\d]\s*$""")
 
 
 def _cut_off(answer: str) -> re.Match[str] | None:
     """Where `answer` stops mid-sentence: on a word no sentence ends on, or, past 150 characters (60 Chinese ones), on
-    no closing mark at all. The decomposition schema caps a final answer at 200 characters, and a session-16
-    teacher answer ran into it ("... if there are no restrictions and your De"); a short list of values needs no
+    no closing mark at all. The decomposition schema caps a final answer at 200 characters, and a teacher
+    answer ran into it ("... if there are no restrictions and your De"); a short list of values needs no
     full stop ("Tobi Adeyemi 21.4 points per game, Marek Lindqvist 17.8 points per game")."""
     if m := _CUT_OFF.search(answer):
         return m

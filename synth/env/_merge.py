@@ -101,7 +101,7 @@ async def _adopt(model: Any, sandbox: Any, sample: Sample, ids: list[str], tools
     """One member's own tool serving the whole group, when every member's call already fits it (None when none fits).
 
     The teacher's merged documents for duplicates made a scaling filter required and broke every
-    member's call (3 of 3 duplicate groups of a session-13 slice run); one of the duplicates is
+    member's call (in 3 of 3 duplicate groups); one of the duplicates is
     already a document every member can call, with calls that differ.
     """
     subs = {q.id: q for q in sample.sub_questions}

@@ -169,7 +169,7 @@ def named_for_values(doc: ToolDoc, values: list[str]) -> ToolDoc:
     `player_id` -> `player`, `id` -> `name`, when the agent has values but none is an id or a code.
 
     Told "name each parameter for what its value is", the teacher kept `player_id` for "Kyle Kuzma" and
-    `id` for 看到的房源 (3 of 11 tool-stage losses of a session-15 slice run); the value is the lookup
+    `id` for 看到的房源 (3 of 11 tool-stage losses of a slice run); the value is the lookup
     key either way, and only the name says otherwise. A name another parameter already has is left alone.
     """
     if not values:

@@ -21,7 +21,7 @@ class Thresholds(BaseModel):
     probabilities, the expectation of those under the judge's probabilities of the words. Defaults:
     0.5 for each of the five checks (a "partly" on any fails; read by probability, the judge leans
     to a failing verdict) and 0.7 for their mean. At 0.6 the teacher's soft yeses on dependency
-    (0.52-0.85 on 27 session-4 slice traces, whatever the trace) failed 4 traces that every word passed.
+    (0.52-0.85 on 27 slice traces, whatever the trace) failed 4 traces that every word passed.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -59,7 +59,7 @@ class SynthConfig(BaseModel):
         default=2, ge=1, le=10,
         description="Passes of a seed through the whole pipeline: when any stage rejects its sample (a judged check, a "
         "tool that will not validate), the seed is decomposed afresh with the next `decompose_draws` draws and tried "
-        "again as `<seed id>-a1`, `-a2`, ... A session-15 teacher slice run lost 13 of its 19 decomposed rows after "
+        "again as `<seed id>-a1`, `-a2`, ... Without it a teacher slice run lost 13 of its 19 decomposed rows after "
         "decomposition, where no draw was left to try.",
     )  # fmt: skip
     code_retries: int = Field(default=2, ge=0, le=10, description="Re-writes of tool code after a sandbox failure.")

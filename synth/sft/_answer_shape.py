@@ -55,8 +55,8 @@ _NEXT_STEP = re.compile(
     re.IGNORECASE,
 )
 _PROMISES_STEP = re.compile(r"\b(?:I|we)(?:'ll| will| am going to| are going to) now (?:call|check|search|look|query|get|try|use)\b", re.IGNORECASE)
-"""A next step promised mid-answer: a session-17 teacher row ended "This is an error response. I will now call the
-"check_tables" function ..." and was judged 0.86."""
+"""A next step promised mid-answer: e.g. a row ending "This is an error response. I will now call the
+"check_tables" function ...", which the judge passed at 0.86."""
 ASKS_USER = re.compile(
     r"\b(?:please|kindly|could you|can you|would you)\b[^.?!\n]{0,40}?\b(?:provide|give|tell|share|specify|send|let me know)\b"
     r"|请(?:您)?(?:提供|告诉|告知|确认|输入)",
@@ -67,21 +67,21 @@ _ASKS_TOOL_OUTPUT = re.compile(
     r"|请(?:您)?(?:提供|告诉我|给出)[^。！？\n]{0,40}(?:返回结果|返回值|输出|调用结果)",
     re.IGNORECASE,
 )
-"""The user asked for what a tool returns: a session-16 teacher row ended "Please provide the output from the
+"""The user asked for what a tool returns: e.g. a row ending "Please provide the output from the
 get_seat_availability function call" (judged 0.92)."""
 _LABEL_ONLY = re.compile(r"^[\W_]*[^\W\d_][\w ]{0,20}:[\W_]*$")
-"""A heading with nothing under it: a session-16 teacher row ended on "**Result:**" and was judged 0.92."""
+"""A heading with nothing under it: e.g. a row ending on "**Result:**" (judged 0.92)."""
 _TAG_DEBRIS = re.compile(r"</?(?:final_answer|response|answer|result)>|^\s*//", re.IGNORECASE | re.MULTILINE)
 """Tags of a template the model wrote around its answer ("<final_answer> ... </final_answer> </response>"), or code
-comments ("// Wait for get_weather_alerts to return the expected result", a session-17 teacher answer)."""
+comments ("// Wait for get_weather_alerts to return the expected result")."""
 _ECHOES_ERROR = re.compile(r"^\W*err(?:or)?\b", re.IGNORECASE)
 _CALL_AS_TEXT = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|</?tool_(?:call|response)>|</?tools>')
-"""A call written as text, or its tags: a session-16 teacher agent left empty `<tools> </tools>` pairs around its answers."""
+"""A call written as text, or its tags: e.g. the empty `<tools> </tools>` pairs a teacher agent left around its answers."""
 
 
 _PLACEHOLDER = re.compile(r"<[^<>\n]{0,60}\bfrom\b[^<>\n]{0,60}>|\b[a-z]+(?:_[a-z]+)*_from_[a-z_]*\b|\byour_[a-z]+(?:_[a-z]+)*\b")
 """A value the model had not got yet, named instead: `<restaurant-id-from-search-results>`,
-`restaurant_id_from_search_results`, `your_city_id` (session-17 teacher rollouts)."""
+`restaurant_id_from_search_results`, `your_city_id`."""
 _IMAGINES = re.compile(r"\bhow the tools? (?:would|might|will) (?:potentially )?respond\b|\blet'?s assume\b|\bassuming (?:it|the call|the tool)\b", re.IGNORECASE)
 _TELLS_USER = re.compile(rf"\byou {_WOULD_CALL}(?:function|tool)s?\b", re.IGNORECASE)
 """Beside its own call, the agent telling the user which function to use ("we can use search_city first" is a plan)."""
@@ -90,7 +90,7 @@ _TELLS_USER = re.compile(rf"\byou {_WOULD_CALL}(?:function|tool)s?\b", re.IGNORE
 def call_text_problem(text: str | None) -> tuple[str, str] | None:
     """(reason code, detail) when the text an agent wrote beside a tool call is no step to learn from, else None.
 
-    A session-17 teacher run exported rows whose calls came with a plan of later calls as JSON, their ids
+    A teacher run exported rows whose calls came with a plan of later calls as JSON, their ids
     still placeholders (`"restaurant_id": <restaurant-id-from-search-results>`), code comments ("// Wait for
     get_weather_alerts ..."), "Here's how the tools would potentially respond" or "Let's assume it works. To
     book it, you would use the function:"; a short sentence of what the agent does next is fine.
@@ -109,7 +109,7 @@ def states_a_result(answer: str | None, results: Sequence[str]) -> bool:
     """Whether `answer` states a value that one of the tool `results` (their text) holds: a string or number of
     a JSON result, or a line of a plain-text one.
 
-    A session-17 teacher row called `search_city` and `get_air_quality` and answered "Your request to obtain
+    E.g. a row that called `search_city` and `get_air_quality` and answered "Your request to obtain
     the next day's weather forecast is valid after the air quality is checked." (judged 0.89).
     """
     values: list[str] = []
@@ -131,12 +131,11 @@ def final_answer_problem(answer: str | None, tool_names: Sequence[str], *, finis
     as on a final answer, and the judge passed two such with 0.86 and 0.79. An answer that
     tells the user which function to call, with what JSON, answers nothing either: the judge
     scored one 1.00 on a real environment. Nor does one that narrates the agent's own call ("This
-    response is the result of calling the `get_transactions` function ..."): 2 of the 12 rows a
-    session-11 teacher run exported did. Nor does one the token budget cut off (`finish_reason`
-    "length"): a session-13 teacher run exported an answer that stopped mid-sentence. Nor does one that
-    announces a next step and stops ("好的，接下来我们查询成都的天气预报。") or says it shows "the result from the
-    `find_station` function call": 2 of the 7 rows a session-15 teacher run exported, judged 0.90 and 0.92.
-    Nor, from the 8 a session-16 run exported (judged 0.70-0.92), does a bare heading ("**Result:**"), "Let me
+    response is the result of calling the `get_transactions` function ..."): 2 of the 12 rows of a
+    teacher run did. Nor does one the token budget cut off (`finish_reason` "length"), stopped
+    mid-sentence. Nor does one that announces a next step and stops ("好的，接下来我们查询成都的天气预报。")
+    or says it shows "the result from the `find_station` function call" (exported rows, judged 0.90 and
+    0.92). Nor, from exported rows judged 0.70-0.92, does a bare heading ("**Result:**"), "Let me
     try again.", a tool error repeated as the answer ("Error: Error: request to ... timed out"), or a list of
     the calls made ("1. **search_city**: ..."), or a request to the user for a tool's output.
     """

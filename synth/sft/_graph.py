@@ -169,7 +169,7 @@ def chain_inputs(server: ServerDoc, chain: Sequence[str]) -> list[ChainInput]:
     description names an earlier step ("An account_id from list_accounts"). The teacher wrote "Can I
     freeze my credit card?" for list_accounts -> get_transactions -> freeze_card, and its agent
     then called with the customer number of the tool's own example: 9 of 18 judged trajectories
-    of a session-14 run called with an id nobody gave.
+    called with an id nobody gave.
     """
     inputs: dict[str, ChainInput] = {}
     earlier: list[str] = []

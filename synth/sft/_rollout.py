@@ -55,8 +55,8 @@ class RolloutConfig(BaseModel):
     attempts: int = Field(
         default=4, ge=1, le=5,
         description="Rollouts of a task until one ends in a usable answer (`rollout_problem`, `stops_short`): the teacher as "
-        "agent ended 13 of 21 rollouts of a session-15 run without one (a call it wrote as text, no call, an empty answer); "
-        "of the 15 usable rollouts of a session-17 run, 8 came on the fourth attempt.",
+        "agent ended 13 of 21 rollouts of a run without one (a call it wrote as text, no call, an empty answer), and "
+        "of the 15 usable rollouts of another, 8 came on the fourth attempt.",
     )  # fmt: skip
     tool_timeout_s: float = Field(default=30.0, gt=0, description="Client-side limit of one call to an env or live server.")
     temperature: float = 0.7
@@ -72,7 +72,7 @@ class RolloutConfig(BaseModel):
             "states the values the tools returned."
         ),
         description="The agent's instructions. The teacher, told only to 'retry or work around errors', answered "
-        "right after an injected timeout in 7 of 18 judged rollouts of a session-14 run.",
+        "right after an injected timeout in 7 of 18 judged rollouts.",
     )
     parallel_tool_calls: bool = Field(
         default=False,
@@ -84,10 +84,9 @@ class RolloutConfig(BaseModel):
         default=True,
         description="Tell the agent, during the rollout only, which tools the task was written for (`plan_hint`); the "
         "stored conversation opens with `system_prompt` alone, so the row teaches planning without the hint. With one "
-        "call per reply it makes the chain run in order: a session-17 teacher run on the same 65 tasks exported 7 rows "
-        "with it (4 attempts) and 4 without (2 attempts), where the agent called every tool of its task in 0 of 38 usable "
-        "rollouts. Calling whole chains at once with made-up ids, its session-16 failure, is what `parallel_tool_calls` "
-        "now prevents.",
+        "call per reply it makes the chain run in order: on the same 65 tasks a teacher run exported 7 rows with it "
+        "(4 attempts) and 4 without (2 attempts), where the agent called every tool of its task in 0 of 38 usable "
+        "rollouts. Calling whole chains at once with made-up ids is what `parallel_tool_calls` prevents.",
     )
 
 
@@ -200,8 +199,8 @@ _EMPTY_TAGS = re.compile(r"<(tools|tool_call)>\s*</\1>")
 
 def without_empty_tags(message: ChatMessage) -> ChatMessage:
     """`message` without empty `<tools></tools>` pairs: the tag Qwen's chat template wraps the tool list in, which
-    the teacher as agent wrote, empty, beside its calls: 16 of the first 58 tasks a session-18 run rejected ended on a `<tools>` tag there, most an empty pair. The
-    pair says nothing, and a row that kept it would teach the student to write it."""
+    the teacher as agent wrote, empty, beside its calls (16 of the first 58 tasks a run rejected ended on a `<tools>`
+    tag there, most an empty pair). The pair says nothing, and a row that kept it would teach the student to write it."""
     text = message.content or ""
     cleaned = _EMPTY_TAGS.sub("", text).strip()
     return message if cleaned == text else message.model_copy(update={"content": cleaned})
@@ -211,14 +210,14 @@ def stops_short(trajectory: Trajectory, task: SynthTask) -> tuple[str, str] | No
     """Why the rollout stopped before the task was done, else None: `asks_user_midway` when the last message
     asks the user for something while tools the task was written for were never called; `task_tools_uncalled`
     when it answers without calling them and no call had failed, or every failed call used an id the agent made up
-    (after a failure it did not cause, telling the user what could not be done is the answer; 14 of the 23 usable
-    rollouts of a session-18 run began with a made-up id, which the emulator answered "not found"); `answer_states_no_result` when every call succeeded and the answer states
-    nothing they returned (`states_a_result`).
+    (after a failure it did not cause, telling the user what could not be done is the answer; 14 of 23 usable
+    rollouts of a run began with a made-up id, which the emulator answered "not found"); `answer_states_no_result`
+    when every call succeeded and the answer states nothing they returned (`states_a_result`).
 
     Tasks state the values their chain needs from the user (`chain_inputs`), so what is left to ask for
-    is what a tool would have returned: a session-15 teacher row found one station, then asked the user
-    for "the station codes" `find_station` gives, and the judge passed it at 0.91. Run one call per reply,
-    the teacher left a tool of its task uncalled in 38 of 38 usable rollouts of a session-17 run ("the maximum
+    is what a tool would have returned: e.g. a row that found one station, then asked the user for "the
+    station codes" `find_station` gives, which the judge passed at 0.91. Run one call per reply, the teacher
+    left a tool of its task uncalled in 38 of 38 usable rollouts of a run ("the maximum
     daily dose is not specified" without calling `get_medicine_info`), and its judge passed such at 0.88.
     """
     m = ASKS_USER.search(trajectory.final_answer or "")

@@ -27,8 +27,8 @@ from synth.sft import SftConfig, SftPipeline
 REPO = Path(__file__).resolve().parents[1]
 SLICE = REPO / "examples" / "synth_slice" / "slice.jsonl"
 TOOL_DOCS = sorted((REPO / "examples" / "tool_docs").glob("*.json"))
-"""The six example servers documented by their tool lists alone (one in Chinese): with three of them a session-15
-teacher run kept 3 rows, short of the issue's 10."""
+"""The six example servers documented by their tool lists alone (one in Chinese): with three of them a teacher run
+kept 3 rows, short of the 10 wanted."""
 
 
 def _cost(stats: dict, kept: int) -> dict:

@@ -1,4 +1,4 @@
-"""Verify throughput: environments verified per second (issue 2 target: >= 50 envs/s).
+"""Verify throughput: environments verified per second (target: >= 50 envs/s).
 
 Measured: `verify_paths` over every example in examples/envs, repeated, through in-process
 MCP sessions against one sandbox. Each verification is the full check: two replays of all

@@ -3,7 +3,7 @@
 `data/model_replies.jsonl` holds replies in the shapes Qwen2.5-Coder writes (`<tool_call>`
 blocks, several calls, ```json fences, bare objects, doubled braces (the teacher wrote them in 13
 of 207 rejected SFT rollouts; opened doubled and closed single, and calls with `//` comments or the name under
-"function", in 3 of 13 unread teacher rollouts of session 15), `parameters` for `arguments`, JSON answers
+"function", in 3 of 13 unread teacher rollouts), `parameters` for `arguments`, JSON answers
 that name no tool, argument text that needs repair, text around the calls), transcribed from
 what the embedded models wrote in earlier tests and runs. Each line pins the calls, the content
 left over and the repairs `parse_tool_calls` makes, and whether a server hands the calls on as

@@ -234,7 +234,7 @@ def test_golden_arguments_are_values_the_agent_has(tmp_path):
 
 
 def test_an_id_takes_a_code_and_a_date_takes_a_date():
-    # golden calls of a final slice run: game_id="TD Garden", id="ID", id="30-inch", date="2024"
+    # golden calls the teacher wrote: game_id="TD Garden", id="ID", id="30-inch", date="2024"
     main = "What was the final score of the Wizards game at TD Garden on October 18, 2024, and the internal player ID of Jordan Reyes?"
     values = call_values(main, [], main)
     assert "October 18, 2024" in values and "2024" not in values and "ID" not in values, "a written date is one value; a slot word is none"

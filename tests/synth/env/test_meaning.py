@@ -271,7 +271,7 @@ def test_a_value_with_a_trailing_period_is_a_value_and_a_verb_makes_a_sentence()
 
 
 def test_an_entity_named_by_a_letter_is_a_stand_in_not_a_value():
-    # a session-16 teacher environment: "我的公司最近的供应商有哪些？" -> "A供应商和B供应商", through every check
+    # e.g. "我的公司最近的供应商有哪些？" -> "A供应商和B供应商", which passed every other check
     subs = lambda answer: [("q1", "Which supplier shipped my last order?", answer, [])]  # noqa: E731
     for stand_in in ("A供应商和B供应商", "Supplier A", "Company X"):
         problem = composition_problem("Which supplier shipped my last order?", f"It was {stand_in}.", subs(stand_in))
@@ -281,7 +281,7 @@ def test_an_entity_named_by_a_letter_is_a_stand_in_not_a_value():
 
 
 def test_an_id_answered_with_a_name_is_not_a_value():
-    # a session-18 teacher environment: "What is the internal club ID of the Cleveland Cavaliers?" -> "LeBron James"
+    # e.g. "What is the internal club ID of the Cleveland Cavaliers?" -> "LeBron James"
     subs = lambda question, answer: [("q1", question, answer, [])]  # noqa: E731
     main = "What is the club ID of the Cleveland Cavaliers?"
     for question, answer in (("What is the internal club ID of the Cleveland Cavaliers?", "LeBron James"), ("这个工单的编号是什么？", "已处理"),
@@ -296,7 +296,7 @@ def test_an_id_answered_with_a_name_is_not_a_value():
 
 
 def test_letters_where_a_value_goes_make_the_main_question_malformed():
-    # a session-18 teacher environment: "设备编号是XX的设备最近一次维护预警的时间是什么？", through every check
+    # e.g. "设备编号是XX的设备最近一次维护预警的时间是什么？", which passed every other check
     for main in ("设备编号是XX的设备最近一次维护预警的时间是什么？", "When is the next service of device xxx?"):
         assert "main_question_malformed" in [f.code for f in meaning_findings(planted(task={"question": main}).spec)], main
     for main in ("Is the XXL jacket in stock in Berlin?", "Which train leaves Berlin first?"):
@@ -315,7 +315,7 @@ def test_a_final_answer_holding_code_is_malformed():
 
 
 def test_quoted_clauses_and_a_word_glued_to_chinese_are_malformed():
-    # session-18 teacher environments, kept through every check
+    # teacher environments that passed every other check
     for answer in ("The tracking number for order 4B4rwtH' is TN-000912987; 'The current price of the pack' is $59.00.",
                    "In公司的供应链协同管理系统中，追踪的发票金额为0元。"):  # fmt: skip
         assert "answer_malformed" in [f.code for f in meaning_findings(planted(task={"answer": answer}).spec)], answer

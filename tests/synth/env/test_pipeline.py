@@ -319,7 +319,7 @@ async def test_a_tool_without_parameters_is_its_golden_row(tmp_path, sandbox):
     async with Client(build_env_server(env, sandbox), mode="legacy") as client:
         weather = await client.call_tool("get_city_weather", {})
     assert "18°C" in weather.content[0].text
-    # scaled, it takes an optional parameter its golden call leaves out (a final slice run failed there with a TypeError)
+    # scaled, it takes an optional parameter its golden call leaves out (a tool failed there with a TypeError)
     scaled = Script(docs=script.docs)
     (tmp_path / "scaled").mkdir()
     result, _ = await run(tmp_path / "scaled", scaled, sandbox)

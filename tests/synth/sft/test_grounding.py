@@ -110,7 +110,7 @@ def test_a_call_with_an_id_no_one_gave_is_invented():
 
 
 def test_a_value_written_apart_from_its_unit_is_the_value_the_tool_returned():
-    # a session-17 teacher rollout answered "325 mg" for the tool's "325mg" and was found to state an ungrounded 325
+    # e.g. an answer of "325 mg" for the tool's "325mg", once found to state an ungrounded 325
     call = {"id": "c1", "type": "function", "function": {"name": "get_medicine_info", "arguments": "{\"medicine_id\": \"12345\"}"}}
     messages = [{"role": "user", "content": "Dose of medicine 12345?"}, {"role": "assistant", "content": "", "tool_calls": [call]},
                 {"role": "tool", "tool_call_id": "c1", "content": "{\"standard_adult_dose\": \"325mg\"}"},
@@ -119,7 +119,7 @@ def test_a_value_written_apart_from_its_unit_is_the_value_the_tool_returned():
 
 
 def test_debris_beside_a_call_and_an_answer_that_states_no_result_are_found():
-    # session-17 teacher rows, exported at 0.98 and 0.89
+    # teacher rows exported at 0.98 and 0.89
     call = {"id": "c1", "type": "function", "function": {"name": "search_restaurants", "arguments": '{"city": "New York"}'}}
     messages = [
         {"role": "user", "content": "Find Italian restaurants in New York."},

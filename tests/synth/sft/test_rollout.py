@@ -107,7 +107,7 @@ def test_a_last_message_that_answers_nobody_is_named(answer: str, code: str | No
 
 
 def test_an_answer_the_token_budget_cut_off_is_named() -> None:
-    # a session-13 teacher run exported "Your flight departs at 09:05 and the baggage allowance is"
+    # e.g. an exported answer "Your flight departs at 09:05 and the baggage allowance is"
     answer = "Your flight departs at 09:05 and the baggage allowance is"
     assert final_answer_problem(answer, [], finish_reason="stop") is None
     found = final_answer_problem(answer, [], finish_reason="length")
@@ -211,7 +211,7 @@ def test_an_answer_before_the_tasks_tools_were_called_stops_short(answer: str, c
     ],
 )
 def test_an_answer_must_state_something_the_tools_returned(answer: str, states: bool) -> None:
-    # a session-17 teacher row answered the first sentence after two successful calls and was judged 0.89
+    # e.g. a row answering the first sentence after two successful calls, judged 0.89
     results = ['{"city_id": 1001, "province": "四川省", "timezone": "东八区"}', '{"aqi": 50, "primary_pollutant": "PM2.5", "ok": true}']
     assert states_a_result(answer, results) is states
     task = TASK.model_copy(update={"target_tools": ["search_flights"]})
@@ -279,7 +279,7 @@ def test_an_empty_tools_tag_pair_beside_a_call_is_dropped_from_the_row() -> None
 
 
 def test_a_failure_the_agent_caused_with_a_made_up_id_does_not_excuse_uncalled_tools() -> None:
-    # session-18 teacher rollouts: get_medicine_info(medicine_id="12345") before any search, "not found", then an answer
+    # e.g. get_medicine_info(medicine_id="12345") before any search, "not found", then an answer
     task = TASK.model_copy(update={"target_tools": ["search_flights", "book_flight"]})
 
     def played(flight_id: str) -> Trajectory:

@@ -41,8 +41,8 @@ def check_code(code: str, function: str, parameters: Sequence[str]) -> None:
     """Statically check generated tool code.
 
     Raises:
-        CodeProblem: `syntax_error`, `missing_function`, `signature_mismatch`, `nondeterministic`
-            or `forbidden_import`, with a message fit to feed back to the model.
+        CodeProblem: with a code of `CHECK_CODES`, or the verify code `signature_mismatch` or
+            `nondeterministic`, and a message fit to feed back to the model.
     """
     try:
         tree = ast.parse(code)

@@ -23,6 +23,7 @@ class LoopEngine(str, Enum):
 def loop(
     out: Annotated[Path, typer.Option("--out", help="Output directory of the run (re-running resumes it).")] = Path("runs/loop"),
     knowledge: Annotated[list[Path] | None, typer.Option("--knowledge", help="Knowledge-row JSONL for environment synthesis (repeatable).")] = None,
+    worlds: Annotated[list[Path] | None, typer.Option("--world", help="World source for environment synthesis by code: SQLite, world file, domain list or a folder (repeatable).")] = None,
     tool_docs: Annotated[list[str] | None, typer.Option("--tool-docs", help="Tool-doc source for SFT synthesis, as `astra sft synth --servers` (repeatable).")] = None,
     train_envs: Annotated[list[Path] | None, typer.Option("--train-envs", help="Extra environments to train on (verified with the synthesized ones; repeatable).")] = None,
     train_sft: Annotated[list[Path] | None, typer.Option("--train-sft", help="Judged SFT rows to add to the cold start, e.g. a corpus' sft.jsonl (repeatable).")] = None,
@@ -63,7 +64,7 @@ def loop(
         except ValidationError as exc:
             raise typer.BadParameter(format_validation_error(exc), param_hint="--preset-config") from exc
         config = LoopConfig(
-            out=out, knowledge=knowledge or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [], extra_sft=train_sft or [],
+            out=out, knowledge=knowledge or [], worlds=worlds or [], tool_docs=tool_docs or [], extra_train_envs=train_envs or [], extra_sft=train_sft or [],
             eval_envs=eval_envs or EXAMPLE_ENVS, preset=sized, engine=engine.value, policy=policy or STUDENT.target,
             base_endpoint=base_endpoint, synth_config=fields(synth_config, "--synth-config"), sft_config=fields(sft_config, "--sft-config"),
             trained_model=trained_model, generator=base_url, generator_model=llm_model, overlap_threshold=overlap_threshold, seed=seed,

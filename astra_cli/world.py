@@ -51,40 +51,14 @@ def show(
 
 
 async def _propose(choice: opts.ModelChoice, domains: list[str], out: Path, concurrency: int) -> list[Any]:
-    import anyio
+    from synth.world.proposals import propose_worlds
 
-    from synth.core import LLMCache, MeteredModel
-    from synth.world import DomainResult, propose_world
+    def progress(r: Any) -> None:
+        status = f"world {r.world.name}" if r.world else f"refused: {r.reason} {r.detail[:120]}"
+        typer.echo(f"{r.domain}: {status} ({r.calls} calls, {r.tokens} tokens, {r.seconds:.0f} s)")
 
-    log = out / "proposals.jsonl"
-    done = {json.loads(line)["domain"]: json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()} if log.is_file() else {}
-    results: dict[str, DomainResult] = {d: DomainResult.model_validate(r) for d, r in done.items() if d in domains}
-    todo = [d for d in domains if d not in results]
-    limiter = anyio.CapacityLimiter(concurrency)
-    names = {r.world.name for r in results.values() if r.world is not None}
     async with opts.open_model(choice) as llm:
-        model = MeteredModel(llm, cache=LLMCache(out / "cache"), max_concurrency=concurrency)
-
-        async def one(domain: str) -> None:
-            async with limiter:
-                result = await propose_world(model, domain)
-            if result.world is not None:
-                name, n = result.world.name, 2
-                while name in names:
-                    name, n = f"{result.world.name[:36]}_{n}", n + 1
-                names.add(name)
-                result = result.model_copy(update={"world": result.world.model_copy(update={"name": name})})
-                (out / f"{name}.json").write_text(result.world.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8")
-            results[domain] = result
-            with log.open("a", encoding="utf-8") as fh:
-                fh.write(result.model_dump_json(exclude={"world"}) + "\n")
-            status = f"world {result.world.name}" if result.world else f"refused: {result.reason} {result.detail[:120]}"
-            typer.echo(f"{domain}: {status} ({result.calls} calls, {result.tokens} tokens, {result.seconds:.0f} s)")
-
-        async with anyio.create_task_group() as tg:
-            for domain in todo:
-                tg.start_soon(one, domain)
-    return [results[d] for d in domains]
+        return await propose_worlds(llm, domains, out, concurrency=concurrency, on_result=progress)
 
 
 @world_app.command("propose")
@@ -129,7 +103,7 @@ def synth_worlds(sources: list[Path], out: Path, *, per_world: int, per_shape: i
     import anyio
 
     from mcp_servers import SandboxConfig
-    from synth.env._leak import embedder_installed, load_embedder
+    from synth.env import embedder_installed, load_embedder
     from synth.world import WorldSynthConfig, load_world_file, synthesize_from_worlds
     from synth.world.sources import read_sources
 

@@ -42,6 +42,7 @@ class LoopPreset(BaseModel):
         default=True, description="Also evaluate with `distractors_per_band` banded distractors offered, as in training (`<label>_distractors.json`)."
     )
     distractors_per_band: int = Field(default=2, ge=0, description="Banded distractor tools per band and in-scope tool (ASTRA: 2).")
+    world_envs: int = Field(default=48, ge=1, description="Environments the synth stage builds from --world sources, spread over the worlds.")
     min_synth_envs: int = Field(default=10, ge=0, description="Synthesized training environments below which the report warns that training is mostly other data.")
 
     def with_overrides(self, fields: Mapping[str, Any]) -> LoopPreset:
@@ -67,7 +68,7 @@ PRESETS: dict[str, LoopPreset] = {
     ),
     "astra": LoopPreset(
         name="astra", recipe=ASTRA, synth_rows=400, sft_rollouts_per_server=None, synth_concurrency=64,
-        eval_max_turns=32, eval_concurrency=64, eval_max_tokens=4096,
+        eval_max_turns=32, eval_concurrency=64, eval_max_tokens=4096, world_envs=5000,
     ),
 }
 """The named presets: `cpu-small` (2 cores, the embedded model: 96 minutes measured with the 32 example
@@ -91,6 +92,7 @@ class LoopConfig(BaseModel):
 
     out: Path = Field(description="The one output directory every stage writes under (and resumes from).")
     knowledge: list[Path] = Field(default_factory=list, description="Knowledge-row JSONL files for environment synthesis.")
+    worlds: list[Path] = Field(default_factory=list, description="World sources (SQLite, world files, domain lists) the synth stage builds environments from.")
     tool_docs: list[str] = Field(default_factory=list, description="Tool-doc sources for SFT synthesis (`astra sft synth --servers`).")
     extra_train_envs: list[Path] = Field(default_factory=list, description="Verified environments added to the training set.")
     extra_sft: list[Path] = Field(
@@ -122,6 +124,7 @@ class Layout:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.synth_env = out / "synth_env"
+        self.synth_worlds = out / "synth_worlds"
         """`synthesize_envs` output: stage stores, stats.json, envs/."""
         self.synth_sft = out / "synth_sft"
         """`SftPipeline` output: stores, stats.json, sft.jsonl."""

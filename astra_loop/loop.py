@@ -44,7 +44,7 @@ ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
 STAGE_NAMES = ("synth", "verify", "audit", "cold_start", "grpo", "evaluate")
 """The loop's stages, in order."""
 
-_SOURCE_GROUP = {"qa": "synthesized", "mcp_docs": "synthesized", "authored": "authored", "import": "imported"}
+_SOURCE_GROUP = {"qa": "synthesized", "mcp_docs": "synthesized", "world": "world", "authored": "authored", "import": "imported"}
 """`Source.kind` -> the training-set split the report shows."""
 
 
@@ -87,8 +87,10 @@ class _Loop:
         from synth.sft import SftConfig, SftPipeline
 
         cfg, summary = self.config, {}
+        if cfg.worlds:
+            summary["world_environments"] = await self._synth_worlds()
         if not cfg.knowledge and not cfg.tool_docs:
-            return {"skipped": "no knowledge rows and no tool docs given"}
+            return summary or {"skipped": "no knowledge rows and no tool docs given"}
         # No generator and no $ASTRA_LLM_BASE_URL: the embedded teacher synthesizes (the student is the policy).
         opened = self.open_model(cfg.generator, model_name=cfg.generator_model, max_concurrency=self.preset.synth_concurrency, default=TEACHER.target)
         async with opened as llm:
@@ -110,10 +112,31 @@ class _Loop:
                 summary["sft_trajectories"] = stats["extra"].get("funnel", {}).get("trajectories_kept", 0)
         return summary
 
+    async def _synth_worlds(self) -> int:
+        """Environments from the --world sources, by code (a model only proposes the worlds of a domain list)."""
+        from mcp_servers import SandboxConfig
+        from synth.world import WorldSynthConfig, load_world_file, read_sources, synthesize_from_worlds
+        from synth.world.proposals import propose_worlds
+
+        cfg = self.config
+        found = read_sources(cfg.worlds)
+        worlds = list(found.worlds)
+        if found.domains:
+            opened = self.open_model(cfg.generator, model_name=cfg.generator_model, max_concurrency=self.preset.synth_concurrency, default=TEACHER.target)
+            async with opened as llm:
+                results = await propose_worlds(llm, found.domains, self.layout.synth_worlds / "proposed", concurrency=self.preset.synth_concurrency)
+            worlds += [load_world_file(self.layout.synth_worlds / "proposed" / f"{r.world.name}.json") for r in results if r.world is not None]
+        if not worlds:
+            raise StageError("no world to build environments from: every domain was refused")
+        config = WorldSynthConfig(per_world=-(-self.preset.world_envs // len(worlds)), seed=cfg.seed)
+        async with SandboxConfig.from_env().build() as sandbox:
+            stats = await synthesize_from_worlds(worlds, self.layout.synth_worlds, config, sandbox=sandbox)
+        return stats.written
+
     async def verify(self) -> dict[str, Any]:
         from mcp_servers import SandboxConfig, load_env, verify_paths
 
-        sources = [p for p in (self.layout.synth_env / "envs", *self.config.extra_train_envs) if p.exists()]
+        sources = [p for p in (self.layout.synth_env / "envs", self.layout.synth_worlds / "envs", *self.config.extra_train_envs) if p.exists()]
         if not sources:
             raise StageError("no environments to verify: synthesis wrote none and no --train-envs was given")
         async with SandboxConfig.from_env().build() as sandbox:
@@ -137,7 +160,7 @@ class _Loop:
         sources = Counter(_SOURCE_GROUP.get(load_env(self.layout.train_envs / f"{Path(r.path).name}-{r.env_id}").spec.source.kind, "other") for r in passed)
         return {
             "checked": len(report.envs), "passed": len(passed), "duplicates": duplicates, "failed": report.failed, "codes": dict(codes),
-            "sources": {k: sources.get(k, 0) for k in ("synthesized", "authored", "imported")},
+            "sources": {k: sources.get(k, 0) for k in ("world", "synthesized", "authored", "imported")},
         }  # fmt: skip
 
     def _check_separation(self) -> int:

@@ -131,8 +131,9 @@ def training_warnings(records: dict[str, Any], loop: dict[str, Any]) -> list[str
     sources, synth = verify.summary["sources"], records.get("synth")
     minimum = int((loop.get("preset") or {}).get("min_synth_envs", 0))
     lines = ["Training environments by source: " + ", ".join(f"{k} {v}" for k, v in sources.items()) + ".", ""]
-    if sources.get("synthesized", 0) < minimum:
-        lines += [f"**Warning:** synthesis supplied {sources.get('synthesized', 0)} training environments, fewer than the preset's "
+    synthesized = sources.get("synthesized", 0) + sources.get("world", 0)
+    if synthesized < minimum:
+        lines += [f"**Warning:** synthesis supplied {synthesized} training environments, fewer than the preset's "
                   f"minimum of {minimum}: what training learned comes mostly from other sources.", ""]  # fmt: skip
     if synth is not None and "sft_trajectories" in synth.summary and not synth.summary["sft_trajectories"] and not loop.get("extra_sft"):
         lines += ["**Warning:** SFT synthesis kept no row: the cold start learns from environment replays alone.", ""]

@@ -43,7 +43,7 @@ from mcp_servers._spec import (
     load_envs,
 )
 from mcp_servers._verify import EnvReport, VerifyReport, expand_env_paths, verify_env, verify_paths
-from mcp_servers._verify_checks import CHECK_CODES, FINDING_CODES, Finding, FindingCode, answer_in_output, generic_answer_reason, normalize_answer
+from mcp_servers._verify_checks import CHECK_CODES, FINDING_CODES, Finding, FindingCode, answer_in_output, generic_answer_reason, normalize_answer, perturbations
 from mcp_servers.exceptions import EnvLoadError, McpServersError, SandboxError, SandboxUnavailable
 
 __all__ = [
@@ -100,6 +100,7 @@ __all__ = [
     "load_env",
     "load_envs",
     "normalize_answer",
+    "perturbations",
     "outcome_to_result",
     "serve_app",
     "serve_arena",

@@ -8,7 +8,8 @@ against the development set and the benchmarks.
 """
 
 from synth.env.config import STAGES, SynthConfig, Thresholds
-from synth.env._meaning import MEANING_CODES, MeaningFinding, meaning_findings
+from synth.env._leak import embedder_installed, load_embedder
+from synth.env._meaning import MEANING_CODES, MeaningFinding, duplicate_tool_groups, meaning_findings
 from synth.env.corpus_audit import AuditFinding, CorpusAudit, apply_audit, audit_corpus
 from synth.env.importer import Defect, ImportRecord, import_envs
 from synth.env.pipeline import SynthResult, load_seeds, synthesize_envs
@@ -35,7 +36,10 @@ __all__ = [
     "Thresholds",
     "apply_audit",
     "audit_corpus",
+    "duplicate_tool_groups",
+    "embedder_installed",
     "import_envs",
+    "load_embedder",
     "load_seeds",
     "meaning_findings",
     "render_report",

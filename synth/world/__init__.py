@@ -14,6 +14,7 @@ from synth.world._build import build_environment, check_in_process
 from synth.world._domain import DomainResult, WorldProposal, domain_language, propose_world, world_from_proposal
 from synth.world._sqlite import SqliteWorld, world_from_sqlite
 from synth.world.sources import WorldSources, load_world_file, read_domains, read_sources
+from synth.world.proposals import propose_worlds
 from synth.world.pipeline import WORLD_REJECTIONS, WorldSynthConfig, WorldSynthStats, build_world_envs, synthesize_from_worlds
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "label_text",
     "load_world_file",
     "propose_world",
+    "propose_worlds",
     "read_domains",
     "read_sources",
     "synthesize_from_worlds",

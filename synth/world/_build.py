@@ -13,8 +13,7 @@ import json
 import random
 from typing import Any
 
-from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, answer_in_output, golden_order
-from mcp_servers._verify_checks import perturbations
+from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, answer_in_output, golden_order, perturbations
 from synth.world._schema import World
 from synth.world._tools import WorldTool, environment_code
 from synth.world._walk import Walk
@@ -76,7 +75,7 @@ def check_in_process(env: Environment) -> list[tuple[str, str]]:
             problems.append(("golden_call_error", f"{sub.id}: {call.tool} returned {output[:160]}"))
             continue
         if not answer_in_output(sub.answer, output):
-            problems.append(("answer_not_in_output", f"{sub.id}: {sub.answer!r} is not in {call.tool}'s output"))
+            problems.append(("answer_missing", f"{sub.id}: {sub.answer!r} is not in {call.tool}'s output"))
             continue
         tool = env.spec.tool(call.tool)
         assert tool is not None

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent_sdk import ChatMessage
+from agent_sdk import ChatMessage, SamplingSettings
 from synth.core.structured import ask_structured
 from synth.world._schema import Derived, Entity, FieldSpec, World
 from synth.world._tools import plural_name
@@ -51,22 +51,22 @@ class ProposedEntity(BaseModel):
 
     name: str = Field(description="singular lower_snake_case English identifier")
     label: str = Field(description="what a user calls one, in the domain's language")
-    fields: list[ProposedField] = Field(min_length=2, max_length=7)
+    fields: list[ProposedField] = Field(min_length=2, max_length=6)
 
 
 class ProposedVocabulary(BaseModel):
     """A named value list."""
 
     name: str = Field(description="lower_snake_case identifier")
-    values: list[str] = Field(min_length=3, max_length=30)
+    values: list[str] = Field(min_length=3, max_length=16)
 
 
 class WorldProposal(BaseModel):
     """A model's proposal for one domain: entities, fields, references and vocabularies."""
 
     name: str = Field(description="lower_snake_case English name of the world")
-    entities: list[ProposedEntity] = Field(min_length=3, max_length=5)
-    vocabularies: list[ProposedVocabulary] = Field(default_factory=list, max_length=10)
+    entities: list[ProposedEntity] = Field(min_length=3, max_length=4)
+    vocabularies: list[ProposedVocabulary] = Field(default_factory=list, max_length=6)
 
 
 class DomainResult(BaseModel):
@@ -105,6 +105,7 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
     Raises:
         ValueError: naming what is wrong (fed back to the model).
     """
+    proposal = _canonical(proposal, seed)
     vocabularies = {v.name: v.values for v in proposal.vocabularies}
     entities = []
     for i, pe in enumerate(proposal.entities):
@@ -130,7 +131,7 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
             fields.append(FieldSpec.model_validate(spec))
         rows = 12 if title is None else 16
         entities.append(Entity(name=pe.name, label=pe.label, key=key, title=title, fields=fields, row_count=rows))
-    world = World(name=_identifier(proposal.name, seed), domain=domain, languages=[language], seed=seed, entities=entities, vocabularies=vocabularies)
+    world = World(name=proposal.name, domain=domain, languages=[language], seed=seed, entities=entities, vocabularies=vocabularies)
     derived = []
     for child, via, parent in world.relations:
         count_label = f"{child.label}数量" if language == "zh" else f"number of {plural_name(str(child.label).replace(' ', '_')).replace('_', ' ')}"
@@ -145,6 +146,22 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
     names = [d.name for d in derived]
     derived = [d for i, d in enumerate(derived) if d.name not in names[:i]]
     return World.model_validate({**world.model_dump(), "derived": [d.model_dump() for d in derived]})
+
+
+def _canonical(proposal: WorldProposal, seed: int) -> WorldProposal:
+    """Names written as identifiers ('People_id' -> 'people_id', '8 booker names' -> 'w_8_booker_names'), the same on both
+    sides of a reference: a model names things, code spells them."""
+    raw = proposal.model_dump()
+    raw["name"] = _identifier(raw["name"], seed) if re.search(r"[A-Za-z0-9]", raw["name"]) else f"world_{seed:x}"
+    for e in raw["entities"]:
+        e["name"] = _identifier(e["name"], seed)
+        for f in e["fields"]:
+            for key in ("name", "ref", "vocabulary"):
+                if f.get(key):
+                    f[key] = _identifier(f[key], seed)
+    for v in raw["vocabularies"]:
+        v["name"] = _identifier(v["name"], seed)
+    return WorldProposal.model_validate(raw)
 
 
 def _check(proposal: WorldProposal, domain: str, language: Literal["en", "zh"], seed: int) -> tuple[World | None, str | None]:
@@ -163,13 +180,13 @@ def _prompt(domain: str, language: str) -> list[ChatMessage]:
     lang = "Chinese (简体中文)" if language == "zh" else "English"
     text = (
         f"Design a small relational database for the domain: {domain}\n"
-        f"- 3 to 5 entities (tables) a service in this domain keeps, each with 3 to 6 fields; names in lower_snake_case English.\n"
+        f"- 3 or 4 entities (tables) a service in this domain keeps, each with 3 to 5 fields; names in lower_snake_case English.\n"
         f"- Every 'label' (entities and fields) is written in {lang}: it is what a user calls the thing.\n"
         "- Field types: name, enum, integer, money, date, time, duration, quantity, code, ref. Do not add an id field: code adds one.\n"
         "- Link the entities with at least 2 fields of type 'ref' whose 'ref' is another entity's name (a booking refers to a guest).\n"
         "- The first 'name' field of an entity names its rows. Unless the rows are people or companies, give it a 'vocabulary' "
-        "of 8 or more realistic distinct names.\n"
-        "- Every 'enum' field names a 'vocabulary'; list each vocabulary's values (3 to 30 realistic values).\n"
+        "of 8 to 12 realistic distinct names.\n"
+        "- Every 'enum' field names a 'vocabulary'; list each vocabulary's values (3 to 12 realistic values).\n"
         "- money has a 'currency' (ISO code); quantity and duration have a 'unit'; give min and max for numbers."
     )
     return [ChatMessage(role="user", content=text)]
@@ -199,7 +216,8 @@ async def propose_world(model: object, domain: str, *, retries: int = 2, name: s
         return error
 
     started = time.perf_counter()
-    result = await ask_structured(model, _prompt(domain, language), WorldProposal, retries=retries, check=check)
+    settings = SamplingSettings(max_tokens=2048, temperature=0.3)
+    result = await ask_structured(model, _prompt(domain, language), WorldProposal, retries=retries, check=check, settings=settings)
     usage = result.usage
     out = DomainResult(domain=domain, language=language, calls=result.attempts, seconds=round(time.perf_counter() - started, 2),
                        tokens=(usage.prompt_tokens or 0) + (usage.completion_tokens or 0))  # fmt: skip
@@ -210,5 +228,8 @@ async def propose_world(model: object, domain: str, *, retries: int = 2, name: s
 
 
 def _identifier(text: str, seed: int) -> str:
-    name = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_")[:40] or f"world_{seed:x}"
+    """`text` spelled as an identifier; text with no Latin letter or digit is returned as is, so validation names it."""
+    name = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_")[:40]
+    if not name:
+        return text
     return name if name[0].isalpha() else ("w_" + name)[:40]

@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mcp_servers import Environment, Sandbox, verify_paths
-from synth.env._meaning import duplicate_tool_groups, meaning_findings
+from mcp_servers import CheckCode, Environment, Sandbox, verify_paths
+from synth.env import duplicate_tool_groups, meaning_findings
 from synth.world._build import build_environment, check_in_process, run_module
 from synth.world._rows import fill_rows
 from synth.world._schema import World
@@ -31,16 +31,17 @@ from synth.world._walk import SCENARIOS, WALK_REJECTIONS, WalkRejected, Walker
 
 __all__ = ["WORLD_REJECTIONS", "WorldSynthConfig", "WorldSynthStats", "build_world_envs", "synthesize_from_worlds"]
 
-WORLD_REJECTIONS: dict[str, str] = {
-    **WALK_REJECTIONS,
-    "repeated_shape": "the world already gave `per_shape` tasks of this path shape in this language",
-    "near_duplicate": "the main question embeds at cosine >= the threshold with one kept before it in the world",
-    "not_distinctive": "verify's replay on the code path: an answer comes back with one argument perturbed",
-    "replay_failed": "verify's replay on the code path: a golden call errs or does not return its answer",
-    "meaning": "a meaning check fails on the built environment (the finding code follows the colon)",
-    "verify": "`verify` over MCP in the sandbox fails (the finding codes follow the colon)",
-    "duplicate_tool": "two tools of the world are one function (names or embedded descriptions): all but the first are dropped",
-}
+CHECK_CODES: tuple[CheckCode, ...] = (
+    CheckCode(code="repeated_shape", family="world_synth", meaning="the world already gave `per_shape` tasks of this path shape in this language",
+              example="a second 'daily rate of the car of rental X' task from the rental world with --per-shape 1"),
+    CheckCode(code="near_duplicate", family="world_synth", meaning="the main question embeds at cosine >= the threshold with one kept before it in the world",
+              example='"What is the city of branch A?" after "Could you tell me the city of branch A?"'),
+)
+"""The pipeline's own codes; a walk's are `synth.world._walk.CHECK_CODES`. Verify's replay on the code path
+records verify's codes (`answer_not_distinctive`, `golden_call_error`, `answer_missing`), the built environment
+records a meaning code (`duplicate_tool` drops a world's duplicate tools), and the sandbox's verify records its
+codes, several joined as `verify_failed:` (like the QA pipeline)."""
+WORLD_REJECTIONS: dict[str, str] = {**WALK_REJECTIONS, **{c.code: c.meaning for c in CHECK_CODES}}
 
 
 class WorldSynthConfig(BaseModel):
@@ -114,18 +115,18 @@ def build_world_envs(world: World, config: WorldSynthConfig, embedder: Any | Non
             try:
                 walk = walker.walk(scenario, rng)
             except WalkRejected as exc:
-                reject(exc.code, str(exc))
+                reject(code=exc.code, message=str(exc))
                 continue
             if shapes[walk.shape] >= config.per_shape:
-                reject("repeated_shape", walk.shape)
+                reject(code="repeated_shape", message=walk.shape)
                 continue
             env = build_environment(world, walk, tools, rng=rng, max_tools=config.max_tools)
             if problems := check_in_process(env):
-                code = "not_distinctive" if problems[0][0] == "answer_not_distinctive" else "replay_failed"
-                reject(code, "; ".join(m for _, m in problems))
+                reject(code=problems[0][0], message="; ".join(m for _, m in problems))
                 continue
             if findings := meaning_findings(env.spec):
-                reject(f"meaning:{findings[0].code}", findings[0].message)
+                codes = sorted({f.code for f in findings})
+                reject(code=codes[0] if len(codes) == 1 else f"meaning_failed:{','.join(codes)}", message="; ".join(f.message for f in findings))
                 continue
             shapes[walk.shape] += 1
             wanted[scenario] -= 1
@@ -212,7 +213,8 @@ async def _world(world: World, config: WorldSynthConfig, envs_dir: Path, sandbox
             if not r.passed:
                 shutil.rmtree(r.path or "", ignore_errors=True)
                 message = "; ".join(f.message for f in r.findings)[:400]
-                rejections.append(_Rejection(world=world.name, language="-", scenario="-", code=f"verify:{','.join(r.codes)}", message=message))
+                code = r.codes[0] if len(r.codes) == 1 else f"verify_failed:{','.join(r.codes)}"
+                rejections.append(_Rejection(world=world.name, language="-", scenario="-", code=code, message=message))
     left = {p.name: hop for p, hop in written.items() if p.is_dir()}
     return {"envs": left, "walks": len(envs) + len(rejections), "build_s": build_s,
             "rejections": [r.model_dump() for r in rejections]}  # fmt: skip
@@ -228,6 +230,6 @@ def _count(stats: WorldSynthStats, done: dict[str, Any], envs_dir: Path, *, veri
         stats.per_world[world] = stats.per_world.get(world, 0) + 1
         stats.hops[str(hop)] = stats.hops.get(str(hop), 0) + 1
     stats.walks += done["walks"]
-    stats.built += len(done["envs"]) + sum(r["code"].startswith("verify:") for r in done["rejections"])
+    stats.built += len(done["envs"]) + sum(r["language"] == "-" and r["code"] != "duplicate_tool" for r in done["rejections"])
     stats.written += len(done["envs"])
     stats.verified += len(done["envs"]) if verified else 0

@@ -93,11 +93,21 @@ async def test_the_synth_stage_feeds_verify_with_a_scripted_generator(tmp_path: 
     assert opened == ["http://127.0.0.1:9/v1"]
     assert records[0].summary == {"environments": 1}
     assert records[1].summary["passed"] == 1
-    assert records[1].summary["sources"] == {"synthesized": 1, "authored": 0, "imported": 0}
+    assert records[1].summary["sources"] == {"world": 0, "synthesized": 1, "authored": 0, "imported": 0}
     report = (tmp_path / "run" / "report.md").read_text()
     assert "| assemble |" in report
-    assert report.splitlines()[2] == "Training environments by source: synthesized 1, authored 0, imported 0."
+    assert report.splitlines()[2] == "Training environments by source: world 0, synthesized 1, authored 0, imported 0."
     assert "**Warning:** synthesis supplied 1 training environments, fewer than the preset's minimum of 10" in report
+
+
+async def test_the_synth_stage_builds_environments_from_a_world_file(tmp_path: Path, eval_envs: Path) -> None:
+    world = Path(__file__).resolve().parents[2] / "examples" / "worlds" / "car_rental.yaml"
+    config = LoopConfig(out=tmp_path / "run", worlds=[world], eval_envs=eval_envs,
+                        preset=preset("cpu-small").with_overrides({"world_envs": 12}))  # fmt: skip
+    records = await run_loop(config, until="verify")
+    assert records[0].summary["world_environments"] >= 10
+    assert records[1].summary["sources"]["world"] == records[0].summary["world_environments"] == records[1].summary["passed"]
+    assert (tmp_path / "run" / "synth_worlds" / "stats.json").is_file()
 
 
 async def test_a_corpus_trains_without_resynthesis_and_the_report_splits_sources(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
@@ -106,9 +116,9 @@ async def test_a_corpus_trains_without_resynthesis_and_the_report_splits_sources
     config = LoopConfig(out=tmp_path / "run", extra_train_envs=[train_envs], extra_sft=[sft], eval_envs=eval_envs)
     records = await run_loop(config, until="audit")
     assert records[0].summary == {"skipped": "no knowledge rows and no tool docs given"}, "nothing is synthesized again"
-    assert records[1].summary["sources"] == {"synthesized": 0, "authored": 2, "imported": 0}
+    assert records[1].summary["sources"] == {"world": 0, "synthesized": 0, "authored": 2, "imported": 0}
     report = (config.out / "report.md").read_text()
-    assert "Training environments by source: synthesized 0, authored 2, imported 0." in report
+    assert "Training environments by source: world 0, synthesized 0, authored 2, imported 0." in report
     assert "fewer than the preset's minimum of 10: what training learned comes mostly from other sources" in report
     with pytest.raises(LoopConfigError, match="--train-sft .*absent.jsonl: no such file"):
         await run_loop(config.model_copy(update={"extra_sft": [tmp_path / "absent.jsonl"]}))

@@ -6,7 +6,7 @@ EXPECTED = {
     "Limits", "LocalSandbox", "McpServersError", "Sandbox", "SandboxConfig", "SandboxError", "SandboxSession",
     "SandboxUnavailable", "Source", "Subtask", "Task", "ToolEmulator", "ToolOutcome", "ToolSpec", "VerifyReport",
     "answer_in_output", "generic_answer_reason", "build_env_server", "canonical_json", "compute_env_id", "emit_env", "expand_env_paths",
-    "arena_env_url", "dependency_depths", "dependency_order", "dependency_scenario", "find_envs", "golden_levels", "golden_order", "load_env", "load_envs", "normalize_answer", "outcome_to_result", "serve_app", "serve_arena", "serve_http", "serve_stdio",
+    "arena_env_url", "dependency_depths", "dependency_order", "dependency_scenario", "find_envs", "golden_levels", "golden_order", "load_env", "load_envs", "normalize_answer", "outcome_to_result", "perturbations", "serve_app", "serve_arena", "serve_http", "serve_stdio",
     "verify_env", "verify_paths",
 }
 

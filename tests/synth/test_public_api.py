@@ -19,6 +19,7 @@ EXPECTED = {
         "Defect", "EnvRecord", "Failure", "ImportRecord", "Judgement", "STAGES", "Sample", "Seed", "SubQuestion",
         "SynthConfig", "SynthResult", "SynthTool", "Thresholds", "import_envs", "load_seeds", "render_report", "synthesize_envs",
         "MEANING_CODES", "MeaningFinding", "meaning_findings", "AuditFinding", "CorpusAudit", "apply_audit", "audit_corpus",
+        "duplicate_tool_groups", "embedder_installed", "load_embedder",
     },
     synth.exceptions: {"CodeProblem", "LeakAuditUnavailable", "RowError", "SchemaConversionError", "StoreCorrupt", "SynthError"},
 }  # fmt: skip

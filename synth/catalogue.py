@@ -46,6 +46,8 @@ from synth.sft import (
     _verify,
 )
 from synth.sft import _judge as sft_judge
+from synth.world import _walk as world_walk
+from synth.world import pipeline as world_pipeline
 from synth.sft import _pipeline as sft_pipeline
 
 __all__ = ["FAMILIES", "SOURCES", "Catalogue", "load_catalogue"]
@@ -57,6 +59,7 @@ FAMILIES: dict[str, str] = {
     "env_synth": "`astra env synth`: why a stage rejected a sample (`rejected.jsonl`), besides the verify, meaning and reply codes",
     "env_import": "`astra env import`: defects of ASTRA's own rows (`import_report.jsonl`), besides the verify codes",
     "corpus_audit": "the leak audit of a synthesized corpus: an item that matches the development set or a benchmark",
+    "world_synth": "`astra env synth --world`: why a walk over a world, or the environment built from it, was rejected (`rejected.jsonl`), besides the verify and meaning codes",
     "sft_ingest": "`astra sft synth`, ingest: a server or a tool dropped from the tool documents",
     "sft_chain": "`astra sft synth`, chains: a sampled tool chain rejected",
     "sft_request": "`astra sft synth`, tasks and score: a task's text that is no request a user would send",
@@ -80,6 +83,8 @@ SOURCES: tuple[tuple[str, Sequence[CheckCode]], ...] = (
     ("synth.env.importer", importer.CHECK_CODES),
     ("synth.env._import_formats", _import_formats.CHECK_CODES),
     ("synth.env.corpus_audit", corpus_audit.CHECK_CODES),
+    ("synth.world._walk", world_walk.CHECK_CODES),
+    ("synth.world.pipeline", world_pipeline.CHECK_CODES),
     ("synth.sft._docs", _docs.CHECK_CODES),
     ("synth.sft._verify", _verify.CHECK_CODES),
     ("synth.sft._request_shape", _request_shape.CHECK_CODES),

@@ -36,9 +36,8 @@ from synth.sft._request_shape import request_problem
 REPO = Path(__file__).resolve().parents[2]
 SCANNED = ("mcp_servers", "synth")
 """The packages whose checks the catalogue covers."""
-UNDECLARED = ("synth.world",)
-"""Packages still keeping their codes apart (`synth.world.WORLD_REJECTIONS`, being written): not scanned until
-they declare them as `CheckCode`s and `synth.catalogue.SOURCES` lists them."""
+UNDECLARED: tuple[str, ...] = ()
+"""Packages keeping their codes apart from the catalogue (none)."""
 _EMITTING_NAMES = frozenset({"code", "reason", "reason_code", "failure_code"})
 _CODE_SHAPED = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_?$")
 
@@ -82,7 +81,7 @@ def _emitting_expressions(tree: ast.Module) -> Iterator[ast.AST]:
             if name == "CheckCode":
                 continue  # a declaration, not an emission
             yield from (k.value for k in node.keywords if k.arg in _EMITTING_NAMES)
-            position = {"CodeProblem": 0, "reject": 1, "_reject": 2}.get(name)
+            position = {"CodeProblem": 0, "WalkRejected": 0, "reject": 1, "_reject": 2}.get(name)
             if position is not None and len(node.args) > position:
                 yield node.args[position]
         elif isinstance(node, ast.Assign | ast.AnnAssign):

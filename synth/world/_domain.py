@@ -16,6 +16,7 @@ import time
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
+from pypinyin import lazy_pinyin
 
 from agent_sdk import ChatMessage, SamplingSettings
 from synth.core.structured import ask_structured
@@ -28,6 +29,8 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PEOPLE = re.compile(r"customer|client|patient|guest|passenger|user|employee|staff|student|teacher|doctor|driver|member|author|player|"
                      r"agent|instructor|owner|tenant|buyer|seller|traveler|traveller|contact|person|artist|coach|nurse|volunteer|candidate")  # fmt: skip
 _COMPANIES = re.compile(r"company|vendor|supplier|manufacturer|brand|carrier|airline|partner|merchant|publisher|provider|agency|firm")
+_PEOPLE_ZH = re.compile(r"客户|顾客|患者|病人|乘客|旅客|用户|员工|职员|学生|教师|老师|医生|司机|会员|作者|球员|租客|房客|住客|客人|买家|卖家|联系人|艺术家|教练|护士|志愿者|候选人|读者|主播|骑手|快递员")
+_COMPANIES_ZH = re.compile(r"公司|供应商|厂商|品牌|商家|商户|机构|出版社|银行|保险公司|承运商")
 _FAKER_FIELDS = re.compile(r"phone|email|address|street|city")
 MIN_ENTITIES, MIN_RELATIONS = 3, 2
 
@@ -92,9 +95,9 @@ def _key_label(language: str) -> str:
 
 
 def _title_provider(entity: ProposedEntity) -> str | None:
-    if _PEOPLE.search(entity.name):
+    if _PEOPLE.search(entity.name) or _PEOPLE_ZH.search(entity.label):
         return "name"
-    if _COMPANIES.search(entity.name):
+    if _COMPANIES.search(entity.name) or _COMPANIES_ZH.search(entity.label):
         return "company"
     return None
 
@@ -128,7 +131,10 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
                     spec["faker"] = provider
             if pf.type == "name" and title != pf.name and pf.vocabulary is None and not _FAKER_FIELDS.search(pf.name):
                 spec["faker"] = _title_provider(pe) or "city"
-            fields.append(FieldSpec.model_validate(spec))
+            try:
+                fields.append(FieldSpec.model_validate(spec))
+            except ValidationError as exc:
+                raise ValueError(f"entities[{i}].fields[{j}] ({pe.name}.{pf.name}): {_first_error(exc)}") from exc
         rows = 12 if title is None else 16
         entities.append(Entity(name=pe.name, label=pe.label, key=key, title=title, fields=fields, row_count=rows))
     world = World(name=proposal.name, domain=domain, languages=[language], seed=seed, entities=entities, vocabularies=vocabularies)
@@ -148,11 +154,17 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
     return World.model_validate({**world.model_dump(), "derived": [d.model_dump() for d in derived]})
 
 
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where + ': ' if where else ''}{err['msg'].removeprefix('Value error, ')}"
+
+
 def _canonical(proposal: WorldProposal, seed: int) -> WorldProposal:
     """Names written as identifiers ('People_id' -> 'people_id', '8 booker names' -> 'w_8_booker_names'), the same on both
     sides of a reference: a model names things, code spells them."""
     raw = proposal.model_dump()
-    raw["name"] = _identifier(raw["name"], seed) if re.search(r"[A-Za-z0-9]", raw["name"]) else f"world_{seed:x}"
+    raw["name"] = _identifier(raw["name"], seed) if re.search(r"[A-Za-z0-9\u4e00-\u9fff]", raw["name"]) else f"world_{seed:x}"
     for e in raw["entities"]:
         e["name"] = _identifier(e["name"], seed)
         for f in e["fields"]:
@@ -228,7 +240,10 @@ async def propose_world(model: object, domain: str, *, retries: int = 2, name: s
 
 
 def _identifier(text: str, seed: int) -> str:
-    """`text` spelled as an identifier; text with no Latin letter or digit is returned as is, so validation names it."""
+    """`text` spelled as an identifier, Chinese in pinyin ('客户编号' -> 'ke_hu_bian_hao'); text with nothing to
+    spell is returned as is, so validation names it."""
+    if _CJK.search(text):
+        text = "_".join(lazy_pinyin(text))
     name = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_")[:40]
     if not name:
         return text

@@ -44,6 +44,16 @@ _STRING_SEARCH = frozenset({"name", "code", "date", "time"})
 """Fields a walk may start a search from: an enum is shared by many rows, so it never names one."""
 
 
+_DISTINCT = 0.8
+"""Share of distinct values a field needs before a walk names a row by it: a user says "the airport in Lyon",
+not "the subdivision whose category is Prefecture" (a category that a sample of rows happens to hold once)."""
+
+
+def _names_rows(entity: Entity, field: FieldSpec) -> bool:
+    values = [str(r.get(field.name)) for r in entity.rows or [] if r.get(field.name) not in (None, "")]
+    return bool(values) and len(set(values)) >= _DISTINCT * len(values)
+
+
 class WalkRejected(Exception):
     """A walk that would not make a fair task; `code` is one of `WALK_REJECTIONS`."""
 
@@ -143,7 +153,7 @@ class Walker:
             if f"search_{plural_name(e.name)}" in self.tools:
                 title = e.title_field
                 for f in e.fields:
-                    if f.type in _STRING_SEARCH and f.name != e.key and (title is None or f.name != title.name):
+                    if f.type in _STRING_SEARCH and f.name != e.key and (title is None or f.name != title.name) and _names_rows(e, f):
                         starts.append(WalkSpec("search", e.name, search_field=f.name, end=("title", "") if single and title else ("field", "")))
         if not single:
             for child, via, parent in self.world.relations:

@@ -76,3 +76,15 @@ async def test_things_without_names_get_asked_for_a_vocabulary():
     model = FunctionModel.from_replies(*[json.dumps(nameless, ensure_ascii=False)] * 3)
     result = await propose_world(model, "在线医疗（挂号、问诊）")
     assert result.world is None and "a clinic is named from a vocabulary" in result.detail
+
+
+@pytest.mark.anyio
+async def test_names_written_in_chinese_are_spelled_in_pinyin():
+    chinese = _proposal()
+    chinese["entities"][2]["name"] = "就诊"
+    chinese["entities"][0]["fields"][1].update(name="科室", vocabulary="科室表")
+    chinese["vocabularies"][0]["name"] = "科室表"
+    model = FunctionModel.from_replies(json.dumps(chinese, ensure_ascii=False))
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is not None and result.world.entity("doctor").field("ke_shi").vocabulary == "ke_shi_biao"
+    assert [(c.name, f.name, p.name) for c, f, p in result.world.relations][1] == ("jiu_zhen", "doctor_id", "doctor")

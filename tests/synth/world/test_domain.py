@@ -72,7 +72,7 @@ async def test_english_labels_for_a_chinese_domain_are_refused():
 @pytest.mark.anyio
 async def test_things_without_names_get_asked_for_a_vocabulary():
     nameless = _proposal()
-    nameless["entities"][0]["name"] = "clinic"
+    nameless["entities"][0].update(name="clinic", label="诊所")
     model = FunctionModel.from_replies(*[json.dumps(nameless, ensure_ascii=False)] * 3)
     result = await propose_world(model, "在线医疗（挂号、问诊）")
     assert result.world is None and "a clinic is named from a vocabulary" in result.detail

@@ -119,6 +119,8 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
             if pf.name == key:
                 continue
             spec = pf.model_dump(exclude_none=True)
+            if pf.type == "name" and pf.vocabulary and pf.vocabulary not in vocabularies and _title_provider(pe):
+                del spec["vocabulary"]  # people and companies are named by Faker: a missing list is no missing fact
             if pf.type == "name" and title is None:
                 title, spec["unique"] = pf.name, True
                 if pf.vocabulary is None and not _FAKER_FIELDS.search(pf.name):
@@ -196,9 +198,9 @@ def _prompt(domain: str, language: str) -> list[ChatMessage]:
         f"- Every 'label' (entities and fields) is written in {lang}: it is what a user calls the thing.\n"
         "- Field types: name, enum, integer, money, date, time, duration, quantity, code, ref. Do not add an id field: code adds one.\n"
         "- Link the entities with at least 2 fields of type 'ref' whose 'ref' is another entity's name (a booking refers to a guest).\n"
-        "- The first 'name' field of an entity names its rows. Unless the rows are people or companies, give it a 'vocabulary' "
-        "of 8 to 12 realistic distinct names.\n"
-        "- Every 'enum' field names a 'vocabulary'; list each vocabulary's values (3 to 12 realistic values).\n"
+        "- The first 'name' field of an entity names its rows. Unless the rows are people or companies, set its 'vocabulary' "
+        "to a vocabulary name such as \"product_names\" and list that vocabulary in 'vocabularies' with 8 to 12 realistic names.\n"
+        "- Every 'enum' field sets 'vocabulary' to a vocabulary name listed in 'vocabularies' with 3 to 12 realistic values.\n"
         "- money has a 'currency' (ISO code); quantity and duration have a 'unit'; give min and max for numbers."
     )
     return [ChatMessage(role="user", content=text)]

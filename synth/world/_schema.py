@@ -201,7 +201,8 @@ class World(_Model):
                 if f.ref is not None and self.entity(f.ref) is None:
                     raise ValueError(f"{where}: ref {f.ref!r} is not an entity of this world {names}")
                 if f.vocabulary is not None and f.vocabulary not in self.vocabularies:
-                    raise ValueError(f"{where}: vocabulary {f.vocabulary!r} is not in 'vocabularies' {sorted(self.vocabularies)}")
+                    raise ValueError(f"{where}: vocabulary {f.vocabulary!r} is not in 'vocabularies' {sorted(self.vocabularies)}: "
+                                     f"add it with its values, or name one of those")
                 if f.vocabulary is not None and not self.vocabularies[f.vocabulary] and e.rows is None:
                     raise ValueError(f"{where}: vocabulary {f.vocabulary!r} is empty")
         for i, d in enumerate(self.derived):

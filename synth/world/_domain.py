@@ -23,7 +23,7 @@ from synth.core.structured import ask_structured
 from synth.world._schema import Derived, Entity, FieldSpec, World
 from synth.world._tools import plural_name
 
-__all__ = ["DomainResult", "ProposedEntity", "ProposedField", "WorldProposal", "domain_language", "propose_world", "world_from_proposal"]
+__all__ = ["DomainResult", "VocabularyValues", "ProposedEntity", "ProposedField", "WorldProposal", "domain_language", "propose_world", "world_from_proposal"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PEOPLE = re.compile(r"customer|client|patient|guest|passenger|user|employee|staff|student|teacher|doctor|driver|member|author|player|"
@@ -210,8 +210,54 @@ def _seed(domain: str) -> int:
     return int(hashlib.sha256(domain.encode("utf-8")).hexdigest()[:8], 16)
 
 
+class VocabularyValues(BaseModel):
+    """A model's values for one vocabulary a proposal named but did not list."""
+
+    values: list[str] = Field(min_length=3, max_length=16)
+
+
+def _named_vocabularies(proposal: WorldProposal) -> tuple[WorldProposal, dict[str, str]]:
+    """The proposal with a vocabulary named for every thing Faker cannot name, and each vocabulary it names
+    but does not list, with what it holds ("doctor specialty")."""
+    raw = proposal.model_dump()
+    listed = {v["name"] for v in raw["vocabularies"]}
+    missing: dict[str, str] = {}
+    for pe, e in zip(proposal.entities, raw["entities"], strict=True):
+        titled = False
+        for f in e["fields"]:
+            if f["type"] not in {"name", "enum"}:
+                continue
+            first = f["type"] == "name" and not titled
+            titled = titled or f["type"] == "name"
+            if f["type"] == "name" and (_title_provider(pe) or _FAKER_FIELDS.search(f["name"])):
+                f["vocabulary"] = f["vocabulary"] if f.get("vocabulary") in listed else None
+                continue
+            if first and not f.get("vocabulary"):
+                f["vocabulary"] = f"{e['name']}_{f['name']}"[:40]
+            if f.get("vocabulary") and f["vocabulary"] not in listed:
+                missing[f["vocabulary"]] = f"{pe.label} {f['label']}"
+    return WorldProposal.model_validate(raw), missing
+
+
+def _values_prompt(domain: str, language: str, what: str) -> list[ChatMessage]:
+    lang = "Chinese (简体中文)" if language == "zh" else "English"
+    text = f"In the domain '{domain}', list 8 to 12 realistic, distinct values of: {what}. Write them in {lang}, short, one per item."
+    return [ChatMessage(role="user", content=text)]
+
+
+def _values_problem(reply: VocabularyValues) -> str | None:
+    values = [v.strip() for v in reply.values]
+    if len(set(values)) < 3 or any(not v or len(v) > 60 for v in values):
+        return "give at least 3 distinct short values, each under 60 characters"
+    return None
+
+
 async def propose_world(model: object, domain: str, *, retries: int = 2, name: str | None = None) -> DomainResult:
     """Ask `model` for the world of `domain` and check it; the result holds the world or why not.
+
+    One structured request proposes the schema and vocabularies; a vocabulary the proposal names but
+    does not list is asked for on its own (a short list is what a small model gets right). Every
+    request's error goes back to the model.
 
     Args:
         model: a `ChatModel`.
@@ -221,23 +267,39 @@ async def propose_world(model: object, domain: str, *, retries: int = 2, name: s
     """
     language = domain_language(domain)
     seed = _seed(domain)
-    checked: dict[str, World] = {}
+    checked: dict[str, tuple[WorldProposal, dict[str, str]]] = {}
 
     def check(proposal: WorldProposal) -> str | None:
-        world, error = _check(proposal, domain, language, seed)
-        if world is not None:
-            checked["world"] = world
+        named, missing = _named_vocabularies(_canonical(proposal, seed))
+        stand_in = [*named.vocabularies, *(ProposedVocabulary(name=v, values=[f"{v} {i}" for i in range(12)]) for v in missing)]
+        _, error = _check(named.model_copy(update={"vocabularies": stand_in}), domain, language, seed)
+        if error is None:
+            checked["proposal"] = (named, missing)
         return error
 
     started = time.perf_counter()
     settings = SamplingSettings(max_tokens=2048, temperature=0.3)
     result = await ask_structured(model, _prompt(domain, language), WorldProposal, retries=retries, check=check, settings=settings)
-    usage = result.usage
-    out = DomainResult(domain=domain, language=language, calls=result.attempts, seconds=round(time.perf_counter() - started, 2),
-                       tokens=(usage.prompt_tokens or 0) + (usage.completion_tokens or 0))  # fmt: skip
-    world = checked.get("world") if result.value is not None else None
+    calls, usage = result.attempts, result.usage
+    world, reason, detail = None, result.reason_code or "invalid_output", result.detail
+    if result.value is not None and "proposal" in checked:
+        proposal, missing = checked["proposal"]
+        vocabularies = list(proposal.vocabularies)
+        for vocabulary, what in missing.items():
+            asked = await ask_structured(model, _values_prompt(domain, language, what), VocabularyValues, retries=retries,
+                                         check=_values_problem, settings=SamplingSettings(max_tokens=400, temperature=0.3))  # fmt: skip
+            calls, usage = calls + asked.attempts, usage + asked.usage
+            if asked.value is None:
+                reason, detail = asked.reason_code or "invalid_output", f"vocabulary {vocabulary!r}: {asked.detail}"
+                break
+            vocabularies.append(ProposedVocabulary(name=vocabulary, values=list(dict.fromkeys(v.strip() for v in asked.value.values))))
+        else:
+            world, error = _check(proposal.model_copy(update={"vocabularies": vocabularies}), domain, language, seed)
+            reason, detail = ("invalid_output", error or "") if world is None else (None, "")
+    out = DomainResult(domain=domain, language=language, calls=calls, seconds=round(time.perf_counter() - started, 2),
+                       tokens=usage.prompt_tokens + usage.completion_tokens)  # fmt: skip
     if world is None:
-        return out.model_copy(update={"reason": result.reason_code or "invalid_output", "detail": result.detail[:600]})
+        return out.model_copy(update={"reason": reason, "detail": detail[:600]})
     return out.model_copy(update={"world": world.model_copy(update={"name": _identifier(name or world.name, seed)})})
 
 

@@ -70,12 +70,30 @@ async def test_english_labels_for_a_chinese_domain_are_refused():
 
 
 @pytest.mark.anyio
-async def test_things_without_names_get_asked_for_a_vocabulary():
+async def test_a_vocabulary_named_but_not_listed_is_asked_for_on_its_own():
     nameless = _proposal()
     nameless["entities"][0].update(name="clinic", label="诊所")
-    model = FunctionModel.from_replies(*[json.dumps(nameless, ensure_ascii=False)] * 3)
+    nameless["entities"][2]["fields"][1]["ref"] = "clinic"
+    nameless["vocabularies"] = []
+    clinics = ["仁和诊所", "康宁诊所", "华山诊所", "安心诊所", "同济诊所", "博爱诊所", "长青诊所", "明德诊所"]
+    model = FunctionModel.from_replies(json.dumps(nameless, ensure_ascii=False), json.dumps({"values": clinics}, ensure_ascii=False),
+                                       json.dumps({"values": ["内科", "外科", "儿科"]}, ensure_ascii=False))  # fmt: skip
     result = await propose_world(model, "在线医疗（挂号、问诊）")
-    assert result.world is None and "a clinic is named from a vocabulary" in result.detail
+    assert result.world is not None and result.calls == 3, result.detail
+    assert result.world.vocabularies["clinic_name"] == clinics and result.world.vocabularies["specialties"] == ["内科", "外科", "儿科"]
+    assert "诊所 姓名" in model.requests[1].messages[0].content
+    world = fill_rows(result.world)
+    assert {r["name"] for r in world.entity("clinic").rows} <= set(clinics)
+    assert [d.kind for d in world.derived] == ["count", "sum", "count", "sum"]
+
+
+@pytest.mark.anyio
+async def test_a_vocabulary_the_model_cannot_list_refuses_the_world():
+    nameless = _proposal()
+    nameless["vocabularies"] = []
+    model = FunctionModel.from_replies(json.dumps(nameless, ensure_ascii=False), *[json.dumps({"values": ["内科", "内科", "内科"]})] * 3)
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is None and result.detail.startswith("vocabulary 'specialties':") and result.calls == 4
 
 
 @pytest.mark.anyio

@@ -61,7 +61,7 @@ class ProposedVocabulary(BaseModel):
     """A named value list."""
 
     name: str = Field(description="lower_snake_case identifier")
-    values: list[str] = Field(min_length=3, max_length=16)
+    values: list[str] = Field(min_length=3, max_length=30)
 
 
 class WorldProposal(BaseModel):
@@ -69,7 +69,7 @@ class WorldProposal(BaseModel):
 
     name: str = Field(description="lower_snake_case English name of the world")
     entities: list[ProposedEntity] = Field(min_length=3, max_length=4)
-    vocabularies: list[ProposedVocabulary] = Field(default_factory=list, max_length=6)
+    vocabularies: list[ProposedVocabulary] = Field(default_factory=list, max_length=16)
 
 
 class DomainResult(BaseModel):
@@ -175,6 +175,11 @@ def _canonical(proposal: WorldProposal, seed: int) -> WorldProposal:
                     f[key] = _identifier(f[key], seed)
     for v in raw["vocabularies"]:
         v["name"] = _identifier(v["name"], seed)
+    entities = {e["name"] for e in raw["entities"]}
+    for e in raw["entities"]:
+        for f in e["fields"]:
+            if f.get("ref") and f["ref"] not in entities:  # 'guests' for the entity 'guest'
+                f["ref"] = next((n for n in entities if f["ref"] in (n + "s", n + "es", n[:-1] + "ies")), f["ref"])
     return WorldProposal.model_validate(raw)
 
 

@@ -20,7 +20,10 @@ class Phrasing:
     language: str
 
     def named(self, entity: str, handle: str) -> str:
-        """A row named by the user: 'customer Wang Fang', '客户王芳'."""
+        """A row named by the user: 'customer Wang Fang', '客户王芳'; a name that says what it is stands alone
+        ('Des Moines International Airport', not 'airport Des Moines International Airport')."""
+        if entity.casefold() in handle.casefold():
+            return handle
         return f"{entity}{handle}" if self.language == "zh" else f"{entity} {handle}"
 
     def related(self, what: str, of: str) -> str:

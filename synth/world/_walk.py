@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -44,6 +45,8 @@ _STRING_SEARCH = frozenset({"name", "code", "date", "time"})
 """Fields a walk may start a search from: an enum is shared by many rows, so it never names one."""
 
 
+_AMOUNT = re.compile(r"(?:[A-Z]{3} )?\d+(?:\.\d+)?(?: ?[^\d\s-]{1,12})?")
+"""A value asked with "how much" (多少): an amount, a count or a measure, not a date, a time or a code."""
 _DISTINCT = 0.8
 """Share of distinct values a field needs before a walk names a row by it: a user says "the airport in Lyon",
 not "the subdivision whose category is Prefecture" (a category that a sample of rows happens to hold once)."""
@@ -315,7 +318,7 @@ class Walker:
             if branches[0].given == branches[1].given:
                 raise WalkRejected("repeated_answer", "both branches start from the same row")
         first = branches[0]
-        numeric = any(ch.isdigit() for ch in first.value)
+        numeric = bool(_AMOUNT.fullmatch(first.value))
         question = self.say.main(first.what, [b.phrase for b in branches], first.extra, rng, numeric=numeric)
         answer = self.say.answer(first.what, [(b.phrase, b.value) for b in branches], first.extra)
         steps = tuple(s for b in branches for s in b.steps)

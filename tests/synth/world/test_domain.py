@@ -106,3 +106,12 @@ async def test_names_written_in_chinese_are_spelled_in_pinyin():
     result = await propose_world(model, "在线医疗（挂号、问诊）")
     assert result.world is not None and result.world.entity("doctor").field("ke_shi").vocabulary == "ke_shi_biao"
     assert [(c.name, f.name, p.name) for c, f, p in result.world.relations][1] == ("jiu_zhen", "doctor_id", "doctor")
+
+
+@pytest.mark.anyio
+async def test_a_reference_to_an_entity_in_the_plural_is_to_the_entity():
+    plural = _proposal()
+    plural["entities"][2]["fields"][0]["ref"] = "patients"
+    model = FunctionModel.from_replies(json.dumps(plural, ensure_ascii=False))
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is not None and result.world.entity("visit").field("patient_id").ref == "patient"

@@ -124,3 +124,11 @@ def test_english_and_chinese_rendering(rental):
     assert zh.steps[1].question == f"汽车{plate}的日租金是什么？"
     assert f"租车订单{rental_id}的汽车的日租金" in zh.question and zh.question.endswith(("？", "吗？"))
     assert zh.answer == f"租车订单{rental_id}的汽车的日租金是{zh.steps[1].answer}。"
+
+
+def test_a_name_that_says_what_it_is_is_not_prefixed(rental):
+    from synth.world._render import phrasing
+
+    assert phrasing("en").named("airport", "Des Moines International Airport") == "Des Moines International Airport"
+    assert phrasing("zh").named("诊所", "明德诊所") == "明德诊所"
+    assert phrasing("zh").named("医生", "郭波") == "医生郭波"

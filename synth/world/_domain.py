@@ -231,6 +231,8 @@ def _named_vocabularies(proposal: WorldProposal) -> tuple[WorldProposal, dict[st
         titled = False
         for f in e["fields"]:
             if f["type"] not in {"name", "enum"}:
+                if f["type"] != "code" or f.get("vocabulary") not in listed:
+                    f["vocabulary"] = None  # dates and numbers take no value list; an unlisted one is no missing fact
                 continue
             first = f["type"] == "name" and not titled
             titled = titled or f["type"] == "name"

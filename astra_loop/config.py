@@ -124,8 +124,9 @@ class Layout:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.synth_env = out / "synth_env"
-        self.synth_worlds = out / "synth_worlds"
         """`synthesize_envs` output: stage stores, stats.json, envs/."""
+        self.synth_worlds = out / "synth_worlds"
+        """`synthesize_from_worlds` output: envs/, worlds/ (a marker per finished world), stats.json, rejected.jsonl."""
         self.synth_sft = out / "synth_sft"
         """`SftPipeline` output: stores, stats.json, sft.jsonl."""
         self.verify_json = out / "verify.json"

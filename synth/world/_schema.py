@@ -40,6 +40,10 @@ _NUMERIC_UNIT = re.compile(r"^[A-Za-z%°/²³.]{1,4}$")
 """Symbols ('kg', 'km/h', '%') read the same in every language; words ('seats') are labels."""
 
 
+def _repeated(names: list[str]) -> list[str]:
+    return sorted({n for n in names if names.count(n) > 1})
+
+
 def label_text(label: Label, language: str) -> str:
     """The text of `label` in `language` (a plain string serves every language)."""
     if isinstance(label, str):
@@ -108,8 +112,7 @@ class Entity(_Model):
     @model_validator(mode="after")
     def _keyed(self) -> Entity:
         names = [f.name for f in self.fields]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
+        if dupes := _repeated(names):
             raise ValueError(f"entity {self.name!r}: duplicate field names {dupes}")
         key = self.field(self.key)
         if key is None:
@@ -192,8 +195,7 @@ class World(_Model):
     @model_validator(mode="after")
     def _consistent(self) -> World:
         names = [e.name for e in self.entities]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
+        if dupes := _repeated(names):
             raise ValueError(f"duplicate entity names {dupes}")
         for i, e in enumerate(self.entities):
             for j, f in enumerate(e.fields):

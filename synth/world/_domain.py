@@ -144,7 +144,10 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
     for child, via, parent in world.relations:
         count_label = f"{child.label}数量" if language == "zh" else f"number of {plural_name(str(child.label).replace(' ', '_')).replace('_', ' ')}"
         unit = "个" if language == "zh" else plural_name(str(child.label).replace(" ", "_")).replace("_", " ")
-        derived.append(Derived(name=f"{plural_name(child.name)}_of_{parent.name}_by_{via.name}"[:40].rstrip("_"), label=count_label,
+        count_name = f"{plural_name(child.name)}_of_{parent.name}"
+        if sum(c.name == child.name and p.name == parent.name for c, _, p in world.relations) > 1:
+            count_name = f"{plural_name(child.name)}_by_{via.name}"
+        derived.append(Derived(name=count_name[:40].rstrip("_"), label=count_label,
                                kind="count", entity=parent.name, child=child.name, via=via.name, unit=unit))  # fmt: skip
         for f in child.fields:
             if f.type == "money":

@@ -119,7 +119,8 @@ class _Filler:
                 return values[:count]
             return [rng.choice(values) for _ in range(count)]
         if field.type in {"name", "text", "code"}:
-            provider = field.faker or (_faker_provider(field) if field.type != "code" else "bothify")
+            named_kind = any(pattern.search(field.name) for pattern, _ in _FAKER_BY_FIELD)
+            provider = field.faker or (_faker_provider(field) if field.type != "code" or named_kind else "bothify")
             return self.unique_fakes(provider, count, field.unique)
         if field.type in {"integer", "duration"}:
             return [int(_number(rng, field)) for _ in range(count)]

@@ -81,6 +81,8 @@ class FieldSpec(_Model):
             raise ValueError(f"field {self.name!r} is an enum but names no 'vocabulary'")
         if self.after is not None and self.type != "date":
             raise ValueError(f"field {self.name!r} has 'after' but is not a date")
+        if self.type == "date" and any(y is not None and not 1900 <= y <= 2100 for y in (self.min, self.max)) and self.after is None:
+            raise ValueError(f"field {self.name!r}: a date's min and max are years between 1900 and 2100, not {self.min} and {self.max}")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"field {self.name!r}: min {self.min} is above max {self.max}")
         return self

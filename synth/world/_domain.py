@@ -181,6 +181,8 @@ def _canonical(proposal: WorldProposal, seed: int) -> WorldProposal:
     entities = {e["name"] for e in raw["entities"]}
     for e in raw["entities"]:
         for f in e["fields"]:
+            if f["type"] == "ref" and not f.get("ref"):  # a ref named for its entity: 'ke_hu' or 'ke_hu_id'
+                f["ref"] = next((n for n in entities if f["name"] in (n, f"{n}_id")), None)
             if f.get("ref") and f["ref"] not in entities:  # 'guests' for the entity 'guest'
                 f["ref"] = next((n for n in entities if f["ref"] in (n + "s", n + "es", n[:-1] + "ies")), f["ref"])
     return WorldProposal.model_validate(raw)

@@ -115,3 +115,13 @@ async def test_a_reference_to_an_entity_in_the_plural_is_to_the_entity():
     model = FunctionModel.from_replies(json.dumps(plural, ensure_ascii=False))
     result = await propose_world(model, "在线医疗（挂号、问诊）")
     assert result.world is not None and result.world.entity("visit").field("patient_id").ref == "patient"
+
+
+@pytest.mark.anyio
+async def test_a_reference_named_for_its_entity_points_at_it():
+    unnamed = _proposal()
+    del unnamed["entities"][2]["fields"][0]["ref"]
+    unnamed["entities"][2]["fields"][0]["name"] = "patient"
+    model = FunctionModel.from_replies(json.dumps(unnamed, ensure_ascii=False))
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is not None and result.world.entity("visit").field("patient").ref == "patient"

@@ -48,38 +48,7 @@ FindingCode = Literal[
 FINDING_CODES: tuple[str, ...] = FindingCode.__args__  # type: ignore[attr-defined]
 
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="schema_invalid", family="verify", meaning="env.json is unreadable, or violates a field rule or a DAG invariant",
-              example='a subtask with "depends_on": ["q9"] where no q9 exists'),
-    CheckCode(code="duplicate_tool_name", family="verify", meaning="two tools share a name",
-              example='two tools both named "get_weather"'),
-    CheckCode(code="golden_call_invalid_args", family="verify", meaning="a golden call's arguments fail its tool's input_schema (statically, or the server rejected them)",
-              example="get_weather(city=42) where input_schema says city is a string"),
-    CheckCode(code="golden_call_error", family="verify", meaning="a golden call raised an exception in the tool code",
-              example='a tool whose body runs {"a": 1}["b"] (KeyError)'),
-    CheckCode(code="answer_missing", family="verify", meaning="the normalized sub-answer is not in its golden call's output",
-              example='sub-answer "18 °C" while get_weather(city="Oslo") returns {"temp": 21}'),
-    CheckCode(code="nondeterministic", family="verify", meaning="two fresh sessions replaying the same calls disagree, or the code reads time, randomness, uuids or the network",
-              example="a tool that returns random.randint(1, 6)"),
-    CheckCode(code="answer_not_distinctive", family="verify", meaning="the sub-answer is too short or generic, or a call with perturbed (still valid) arguments also returns it",
-              example='sub-answer "yes"; or get_weather(city="zzOslo") also returns "18 °C"'),
-    CheckCode(code="timeout", family="verify", meaning="a golden call ran past its time limit",
-              example="a tool whose body is while True: pass"),
-    CheckCode(code="crash", family="verify", meaning="a golden call killed its worker or ran out of memory",
-              example='a tool that builds "x" * 10**10'),
-    CheckCode(code="tool_missing", family="verify", meaning="a declared tool is not defined by the module or not listed by the server with its declared input schema",
-              example="env.json declares get_weather; tools.py defines only get_forecast"),
-    CheckCode(code="signature_mismatch", family="verify", meaning="a tool function cannot take every call its input_schema allows",
-              example='def get_weather(city): ... while input_schema also declares "units"'),
-    CheckCode(code="code_invalid", family="verify", meaning="the tool module does not parse or fails to load",
-              example="tools.py holds def get_weather(city: (a syntax error)"),
-    CheckCode(code="output_too_large", family="verify", meaning="a golden call returned more than the sandbox's output limit",
-              example='a tool that returns "x" * 10_000_000'),
-    CheckCode(code="output_schema_mismatch", family="verify", meaning="a golden call's result does not match the tool's declared output_schema, so MCP clients reject it",
-              example='output_schema {"temp": number}; the tool returns {"temp": "warm"}'),
-    CheckCode(code="verify_error", family="verify", meaning="verification itself failed unexpectedly (fail closed: counts as a failure)",
-              example="the sandbox cannot start a worker for the environment"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """Every finding code verify emits (`FindingCode`), declared for `synth.catalogue`."""
 
 

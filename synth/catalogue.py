@@ -1,14 +1,16 @@
 """The catalogue of checks: every stable code a check emits, with its meaning and a failing example.
 
-Each check declares its codes once, beside itself: a `CheckCode` in the `CHECK_CODES` tuple of the
-module that emits it (`mcp_servers._verify_checks` for verify, `synth.env._meaning` for the meaning
-checks, ...). This module collects them, in the order of `SOURCES`, and renders them for
-`astra checks` and `docs/checks.md` (generated: `astra checks --markdown > docs/checks.md`).
+Each check declares its codes once, beside itself: the `CHECK_CODES` tuple of the module that emits
+it (`mcp_servers._verify_checks` for verify, `synth.env._meaning` for the meaning checks, ...), which
+the module loads from the data file beside it (`_meaning.codes.yaml`) with
+`CheckCode.load_declarations(__name__)`. This module collects them, in the order of `SOURCES`, and
+renders them for `astra checks` and `docs/checks.md` (generated: `astra checks --markdown > docs/checks.md`).
 
-A new check declares a code by adding a `CheckCode(code=..., family=..., meaning=..., example=...)`
-to its module's `CHECK_CODES` (a module that declares its first code gets the tuple and a line in
-`SOURCES`); `tests/synth/test_catalogue.py` fails while a code the source emits is not declared, a
-declared code is emitted nowhere, or `docs/checks.md` is not regenerated.
+A new check declares a code by adding an entry (`code`, `family`, `meaning`, `example`) to its
+module's `<module>.codes.yaml` (a module that declares its first code gets the file, the
+`CHECK_CODES = CheckCode.load_declarations(__name__)` line and a line in `SOURCES`);
+`tests/synth/test_catalogue.py` fails while a code the source emits is not declared, a declared code
+is emitted nowhere, or `docs/checks.md` is not regenerated.
 
 A code ending in a `<family>` slot is a template: `judge_<reply>` is `judge_` followed by a code of
 the family `reply`. A rejection that joins several codes (`verify_failed:answer_missing,timeout`)

@@ -35,10 +35,7 @@ T = TypeVar("T", bound=BaseModel)
 COPIED_EXAMPLE = "copied_example"
 """Reason code of a reply that repeats the prompt's example."""
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="copied_example", family="reply", meaning="the reply repeats the prompt's format example, whole or by one of its placeholders",
-              example='{"reason": "<one sentence>", "verdict": "no"}: the judge prompt\'s example sent back'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The reason code this module adds to the `reply` family (the others: `synth.core.structured.CHECK_CODES`)."""
 
 CheckOutcome = str | tuple[str, str] | None

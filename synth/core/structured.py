@@ -30,16 +30,7 @@ T = TypeVar("T", bound=BaseModel)
 ReasonCode = Literal["model_error", "no_json", "invalid_output", "context_overflow"]
 """Why a structured request failed; each code is declared in `CHECK_CODES` (`astra checks --family reply`)."""
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="model_error", family="reply", meaning="the model endpoint raised on every attempt (retried on a later run)",
-              example="the endpoint answers HTTP 503, or the request times out"),
-    CheckCode(code="no_json", family="reply", meaning="the model's reply holds no JSON object",
-              example='the reply "Sure! The tool returns the weather." to a request for a JSON verdict'),
-    CheckCode(code="invalid_output", family="reply", meaning="the reply's JSON does not validate against the output type, or fails the stage's own check",
-              example='{"verdict": "maybe"} where the verdict is one of yes, mostly, partly or no'),
-    CheckCode(code="context_overflow", family="reply", meaning="the prompt does not fit the model's context (terminal: never retried or deferred)",
-              example="a 40,000-token prompt to a model with a 32,768-token context"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of a structured request that failed (`ReasonCode`); `synth.core.checks` declares `copied_example`."""
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)

@@ -16,12 +16,7 @@ from synth.env._meaning import meaning_findings
 from synth.env.records import EnvRecord, Failure, Sample
 
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="verify_failed", family="env_synth", meaning="the assembled environment failed verify with several codes, recorded as verify_failed: and the codes (one code is recorded as itself)",
-              example="verify_failed:answer_missing,nondeterministic"),
-    CheckCode(code="meaning_failed", family="env_synth", meaning="the assembled environment failed several meaning checks, recorded as meaning_failed: and the codes (one code is recorded as itself)",
-              example="meaning_failed:answer_not_value,duplicate_tool"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of the assemble stage (it also rejects with one `verify` or `meaning` code, and `schema_invalid`)."""
 
 def unique_names(sample: Sample) -> tuple[list[str], list[str]]:

@@ -18,14 +18,7 @@ from collections.abc import Sequence
 from mcp_servers import CheckCode
 from synth.exceptions import CodeProblem
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="syntax_error", family="env_synth", meaning="generated tool code does not parse",
-              example="def get_weather(city:"),
-    CheckCode(code="missing_function", family="env_synth", meaning="generated tool code defines no top-level function named for its tool",
-              example="code defining get_forecast for the tool get_weather"),
-    CheckCode(code="forbidden_import", family="env_synth", meaning="generated tool code imports a module outside the pure standard library, or uses global, open, exec or eval",
-              example="import requests"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of the static check (it also raises the `verify` codes `nondeterministic` and `signature_mismatch`)."""
 
 NONDETERMINISTIC_MODULES = frozenset({"random", "time", "uuid", "secrets", "os", "threading", "multiprocessing"})

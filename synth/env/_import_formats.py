@@ -25,10 +25,7 @@ from agent_sdk import format_validation_error
 from mcp_servers import CheckCode, GoldenCall, ToolSpec, canonical_json
 from synth.exceptions import RowError
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="golden_call_missing", family="env_import", meaning="an imported sub-question has no golden call: ASTRA synthesized no tool for it, its tool_call_statement does not parse, or no call of the row's tools reaches its answer",
-              example="a node whose env_result is null"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The code this module adds to the `env_import` family (`importer` declares the others)."""
 
 _NO_DEPENDENCY = {"", "null", "none", "[]"}

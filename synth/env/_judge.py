@@ -45,36 +45,7 @@ from synth.env.records import (
 
 CHECKS: tuple[CheckName, ...] = ("dependency", "atomicity", "serialization", "completeness", "coherence")
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="duplicate_ids", family="env_synth", meaning="two sub-questions of a decomposition share an id",
-              example="two sub-questions with the id q1"),
-    CheckCode(code="hop_count", family="env_synth", meaning="a decomposition has fewer or more sub-questions than its seed allows (min_hops to max_hops; one for a given question)",
-              example="a corpus seed with min_hops 2 decomposed into one sub-question"),
-    CheckCode(code="unknown_dependency", family="env_synth", meaning="a sub-question depends on, or writes {qN} for, an id that is not another (earlier) sub-question",
-              example='q2 depends_on ["q5"] in a trace of q1 and q2'),
-    CheckCode(code="cyclic_dependency", family="env_synth", meaning="the sub-questions' dependencies form a cycle",
-              example="q1 depends on q2 and q2 depends on q1"),
-    CheckCode(code="repeated_sub_question", family="env_synth", meaning="two sub-questions ask the same thing (normalized)",
-              example='q1 and q3 both "What is the weather in Oslo?"'),
-    CheckCode(code="unused_dependency", family="env_synth", meaning='a sub-question declares a dependency whose answer its text does not carry: it refers back ("this game") instead of writing {qN}',
-              example='q2 "What was the score of this game?" declares q1 (answer "G-1042") and never names G-1042'),
-    CheckCode(code="no_tool_needed", family="env_synth", meaning="the necessity judge found no sub-question that needs a tool",
-              example='a trace whose only leaf is "What is 12 times 4?"'),
-    CheckCode(code="judge_<reply>", family="env_synth", meaning="a judge's reply was unusable on every attempt (a quality check here, the trajectory judge in synth.sft); the suffix says how",
-              example='judge_no_json: the coherence judge answered "Looks fine to me."'),
-    CheckCode(code="low_dependency", family="env_synth", meaning="the dependency check scored below its threshold: dependencies are not exactly what each step needs",
-              example="q2 declares q1 but its text does not use q1's answer (proven: scored no unasked)"),
-    CheckCode(code="low_atomicity", family="env_synth", meaning="the atomicity check scored below its threshold: a sub-question asks for more than one fact",
-              example='q1 "the departure time and platform" answered "07:28, platform 14"'),
-    CheckCode(code="low_serialization", family="env_synth", meaning="the serialization check scored below its threshold: parallel steps are chained artificially",
-              example='q2 "the weather in Oslo" declared dependent on q1 "the population of Oslo"'),
-    CheckCode(code="low_completeness", family="env_synth", meaning="the completeness check scored below its threshold: the final answer leaves out a value asked for",
-              example="the final answer leaves out q2's answer 14:05"),
-    CheckCode(code="low_coherence", family="env_synth", meaning="the coherence check scored below its threshold: a sub-question's answer is not needed for the main question",
-              example="a hop asking the weather in a question about a train's platform"),
-    CheckCode(code="low_mean_score", family="env_synth", meaning="the mean of the five check scores is below the mean threshold",
-              example="scores 0.55, 0.6, 0.8, 0.7, 0.6 (each over 0.5, mean 0.65) under the default mean threshold 0.7"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of the decompose, necessity and checks stages (they also reject with `meaning` and `reply` codes)."""
 
 _REFERENCE = re.compile(r"\{\s*(q\d+)\s*\}")

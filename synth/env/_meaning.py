@@ -41,34 +41,7 @@ __all__ = [
     "tool_text",
 ]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="main_not_question", family="meaning", meaning="the main question asks for nothing: no question and no request for values",
-              example='main question "I went to Paris last May."'),
-    CheckCode(code="main_question_malformed", family="meaning", meaning='the main question holds debris no user writes (a template slot or "XX", a cut-off mark, an error message) or runs past 60 words',
-              example='main question "What is the status of order {order_id}?"'),
-    CheckCode(code="answer_malformed", family="meaning", meaning="the final answer holds the seams of a list written as text, an empty {} or [], debris, or stops mid-sentence",
-              example="final answer 97-89', '36 points', '37 minutes"),
-    CheckCode(code="answer_not_composed", family="meaning", meaning="a leaf sub-answer (one no other sub-question uses) is not in the final answer, normalized as verify matches answers (a yes or no leaf is exempt: it is stated in words)",
-              example='q2 answers "14:05"; the final answer is "Your train leaves from platform 3."'),
-    CheckCode(code="answer_not_value", family="meaning", meaning="a sub-answer (or the final answer) is a sentence, an action, a placeholder, a bare yes/no or flag, or no id where an id is asked",
-              example='"What is the club ID of the Cleveland Cavaliers?" answered "LeBron James"'),
-    CheckCode(code="hop_not_atomic", family="meaning", meaning="a sub-question joins two asks and its answer lists two values: two lookups written as one",
-              example='"What are the departure time and platform?" answered "07:28, platform 14"'),
-    CheckCode(code="repeated_answer", family="meaning", meaning="two sub-questions about different facts have the same answer",
-              example='q1 "What is my order number?" and q2 "What is its tracking number?" both answered "55891"'),
-    CheckCode(code="answer_adds_value", family="meaning", meaning="the final answer states a number or a code in capitals that no sub-answer nor the main question holds (decomposition only)",
-              example='"The average time is 2 hours" when no sub-question asks for a time'),
-    CheckCode(code="answer_given", family="meaning", meaning="a sub-question with no dependency asks for a value the main question already states (decomposition only)",
-              example='"What is the code of the compound?" -> "ABC123" for "What is the melting point of the compound with code ABC123?"'),
-    CheckCode(code="hop_value_unknown", family="meaning", meaning="a sub-question that uses no earlier answer names a value the user never gave (decomposition only)",
-              example='"the chance of rain in Washington, DC" for "Should I plan a picnic on Thursday?"'),
-    CheckCode(code="duplicate_tool", family="meaning", meaning="two tools are one function: names equal but for a numeric suffix, or descriptions and schemas embedding at cosine >= 0.9",
-              example="tools get_order and get_order_2"),
-    CheckCode(code="wrong_language", family="meaning", meaning="the main question is not in the seed's language (decomposition only: it needs the seed)",
-              example='a zh seed decomposed into "What is the weather in Beijing?"'),
-    CheckCode(code="answer_known", family="meaning", meaning="a sub-question asks for a value the knowledge row's Known Information already gives the user (decomposition only)",
-              example='"What is your name?" -> "Alice Chen" when the row says the user is Alice Chen'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """Every code a meaning check reports, on a final environment (`meaning_findings`) or on a decomposition."""
 
 MEANING_CODES: tuple[str, ...] = tuple(c.code for c in CHECK_CODES)

@@ -25,10 +25,7 @@ from synth.env.config import SynthConfig
 from synth.env.records import Failure, Sample, SynthTool, ToolDoc
 
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="merge_doc_<reply>", family="env_synth", meaning="the request for one document serving a group of tools failed: the group stays unmerged and a merge_fallback note says why",
-              example="merge_doc_invalid_output: golden_calls for q1 only, for the group q1+q3"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The code of a failed merge (noted on the sample, never a rejection)."""
 
 class Group(BaseModel):

@@ -131,16 +131,7 @@ def arguments_problem(doc: ToolDoc, arguments: dict[str, Any], values: list[str]
 
 _UNGROUNDED = "golden_call_ungrounded"
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="golden_call_ungrounded", family="env_synth", meaning="the tool document requires a parameter that no value the agent has (named by the main question or found by an earlier hop) fills",
-              example='get_card_digits(card_id) for "What are the last four digits of my saved card?"'),
-    CheckCode(code="tool_doc_<reply>", family="env_synth", meaning="the request for a sub-question's tool document failed; the suffix says how",
-              example='tool_doc_invalid_output: a document whose description states the answer "18 °C"'),
-    CheckCode(code="golden_call_<reply>", family="env_synth", meaning="the request for a golden call's arguments failed; the suffix says how",
-              example='golden_call_invalid_output: get_weather(city="Paris") when the question names Oslo'),
-    CheckCode(code="code_<reply>", family="env_synth", meaning="a request for the table tool's data (other inputs, or their rows) failed; the suffix says how",
-              example="code_invalid_output: every proposed input repeats one the data already has"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of the tool stage (it also rejects with the `verify` codes of a tool that fails in the sandbox)."""
 
 

@@ -28,20 +28,7 @@ __all__ = ["CHECK_CODES", "AuditFinding", "CorpusAudit", "apply_audit", "audit_c
 
 FindingKind = Literal["env_id", "question", "sub_question", "sft_task", "tool", "answer"]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="env_id", family="corpus_audit", meaning="an environment has the id of a reference environment",
-              example="a corpus environment whose env.json id is one of examples/envs"),
-    CheckCode(code="question", family="corpus_audit", meaning="a main question equals (normalized) or embeds at cosine >= the threshold to a reference or benchmark question",
-              example='"Weather in Oslo tomorrow?" beside the reference question "What is the weather in Oslo tomorrow?"'),
-    CheckCode(code="sub_question", family="corpus_audit", meaning="a sub-question equals or embeds close to a reference or benchmark question",
-              example="a sub-question copied from a reference environment's subtask"),
-    CheckCode(code="sft_task", family="corpus_audit", meaning="an SFT row's task (its first user message) equals or embeds close to a reference or benchmark question",
-              example="an SFT row opening with a BFCL question"),
-    CheckCode(code="tool", family="corpus_audit", meaning="a golden call of a reference environment's tool passes an argument value a reference golden call also passes",
-              example='book_hotel(city="Oslo") in the corpus when a reference environment also has the golden call book_hotel(city="Oslo")'),
-    CheckCode(code="answer", family="corpus_audit", meaning="a distinctive answer (not generic, four characters or more normalized) that a reference environment also has",
-              example='the answer "TN-000912987" that a reference subtask also has'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """Every finding kind of the audit (`FindingKind`)."""
 
 

@@ -30,14 +30,7 @@ from synth.exceptions import RowError
 
 __all__ = ["CHECK_CODES", "Defect", "ImportRecord", "SearchLimits", "import_envs", "import_row"]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="malformed_row", family="env_import", meaning="an input line is not JSON, or a row of neither ASTRA format",
-              example='a line {"question": "..."} with neither decomposition_trace nor tool_schema'),
-    CheckCode(code="tool_necessity_illegitimate", family="env_import", meaning="ASTRA's own row marks tool_necessity_legitimacy false, so ASTRA itself skips it",
-              example='a row with "tool_necessity_legitimacy": false'),
-    CheckCode(code="verify_score_low", family="env_import", meaning="the row's verify_result.score is not a number, or below --min-verify-score",
-              example='"verify_result": {"score": 0.3} under --min-verify-score 0.5'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of a row the importer rejects or cannot read (a row's other defects are `verify` codes and `golden_call_missing`)."""
 
 _FORMAT_NAMES = {"pipeline": "env_synthesis pipeline", "rl": "RL"}

@@ -61,10 +61,7 @@ def load_seeds(inputs: Sequence[Path], config: SynthConfig, limit: int | None = 
     return unique, errors
 
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="benchmark_leak", family="env_synth", meaning="the seed's or the decomposition's question embeds at or above the leak threshold to a benchmark question",
-              example="a seed question that is a reworded BFCL question"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The code of the leak audit stage (`_leak`)."""
 
 _JUDGING = frozenset({"necessity", "checks"})

@@ -15,28 +15,7 @@ from synth.core import string_leaves
 
 __all__ = ["ASKS_USER", "CHECK_CODES", "call_text_problem", "final_answer_problem", "states_a_result"]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="text_beside_call", family="sft_rollout", meaning="the text an agent wrote beside a tool call is debris: a call written out, a placeholder id, template tags, an imagined result, instructions to the user",
-              example='"Here is how the tools would respond: sunny, 18 °C."'),
-    CheckCode(code="answer_cut_off", family="sft_rollout", meaning="the last message ran out of tokens (finish_reason length)",
-              example='a last message ending "... and the baggage allowance is" at the token budget'),
-    CheckCode(code="empty_final_answer", family="sft_rollout", meaning="the last message says nothing in words: empty, markup only, or a bare heading",
-              example='"**Result:**"'),
-    CheckCode(code="unparsed_tool_call", family="sft_rollout", meaning="the last message is a tool call written as text the parser could not read",
-              example='"<tool_call> get_weather </tool_call>"'),
-    CheckCode(code="markup_debris", family="sft_rollout", meaning="the last message holds template tags or code comments no answer to a user holds",
-              example='"<final_answer> It is 18 °C in Oslo. </final_answer>"'),
-    CheckCode(code="instructs_tool_use", family="sft_rollout", meaning="the last message tells the user how to call a tool instead of answering",
-              example='"To book it, you would use the book_seat function."'),
-    CheckCode(code="narrates_tool_call", family="sft_rollout", meaning="the last message tells the user about the agent's calls (or lists them) instead of answering",
-              example='"This response is the result of calling the get_transactions function."'),
-    CheckCode(code="asks_for_tool_output", family="sft_rollout", meaning="the last message asks the user for what a tool returns",
-              example='"Please provide the output from the get_seat_availability function call."'),
-    CheckCode(code="announces_next_step", family="sft_rollout", meaning="the last message announces a step it never takes",
-              example='"好的，接下来我们查询成都的天气预报。"'),
-    CheckCode(code="echoes_error", family="sft_rollout", meaning="the last message repeats a tool error instead of telling the user what could not be done",
-              example='"Error: request to the weather service timed out"'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """Every code `call_text_problem` and `final_answer_problem` return; each example but `answer_cut_off`'s is a text that fails with it."""
 
 _MARKUP = re.compile(r"```\w*|<[^<>]{0,40}>")

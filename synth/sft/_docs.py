@@ -31,20 +31,7 @@ DropReason = Literal[
     "duplicate_server",
 ]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="too_few_tools", family="sft_ingest", meaning="a server keeps fewer usable tools than min_tools (its first removal reason is recorded instead when tools were removed)",
-              example="a server listing 2 tools under the default min_tools 3"),
-    CheckCode(code="vague_description", family="sft_ingest", meaning="a tool's description is a placeholder, echoes its name or runs under four words: the tool is removed",
-              example='get_weather described as "TODO"'),
-    CheckCode(code="schema_unconvertible", family="sft_ingest", meaning="a tool's name or input schema cannot become an OpenAI function: the tool is removed",
-              example='a tool named "get weather!", or a second tool named get_weather'),
-    CheckCode(code="unreachable", family="sft_ingest", meaning="a live MCP server cannot be connected to or listed",
-              example="--servers http://localhost:9/mcp with nothing listening"),
-    CheckCode(code="malformed_input", family="sft_ingest", meaning="an ingest input cannot be read: a bad JSON line, a file of no known format, a spec that is no URL, stdio command, directory or file",
-              example="--servers notes.txt holding prose"),
-    CheckCode(code="duplicate_server", family="sft_ingest", meaning="a server with the same content-derived id as one already ingested",
-              example="the same tools file given twice to --servers"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """Every reason a server or a tool is dropped at ingest (`DropReason`)."""
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

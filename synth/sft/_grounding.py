@@ -22,24 +22,7 @@ from synth.sft._answer_shape import call_text_problem, final_answer_problem, sta
 
 __all__ = ["CHECK_CODES", "Grounding", "final_answer_text", "grounding", "invented_steps"]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="repeated_steps", family="sft_judge", meaning="a call repeats the tool and arguments of an earlier call that succeeded",
-              example='get_weather(city="Oslo") called twice, the first time successfully'),
-    CheckCode(code="ungrounded_values", family="sft_judge", meaning="a number, time, date or code in the final answer that no tool result and no user or system message contains",
-              example='"The train leaves at 09:05" when the timetable returned 09:50'),
-    CheckCode(code="ignored_errors", family="sft_judge", meaning="a step's result was an error, no later call succeeded, and the final answer does not say that something failed",
-              example='a timed-out book_seat call followed by "Your seat is booked."'),
-    CheckCode(code="invented_arguments", family="sft_judge", meaning="a step's arguments hold an id, a code or a long number that no user or system message and no earlier result contains",
-              example='get_flight_details(flight_id="F12345") before any search returned a flight'),
-    CheckCode(code="unreported_refusals", family="sft_judge", meaning="a result reports that what was asked cannot be had (sold_out, available: false) while the answer says nothing negative",
-              example='{"status": "sold_out"} answered "Good news, the 19:00 showing still has seats"'),
-    CheckCode(code="answer_problem", family="sft_judge", meaning="the last message answers nobody (a code of final_answer_problem)",
-              example='a last message "Let me try again."'),
-    CheckCode(code="debris_steps", family="sft_judge", meaning="a call came with text that is debris (a code of call_text_problem)",
-              example='a call beside "restaurant_id: <restaurant-id-from-search-results>"'),
-    CheckCode(code="states_no_result", family="sft_judge", meaning="every call succeeded and the final answer states nothing they returned",
-              example='get_air_quality returned {"aqi": "50"}; the answer is "Your request is valid."'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """Every finding of the trajectory judge's evidence, one per field of `Grounding`."""
 
 _VALUE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.,:/\-][A-Za-z0-9]*\d[A-Za-z0-9]*)*")

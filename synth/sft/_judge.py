@@ -53,10 +53,7 @@ from mcp_servers import CheckCode
 from synth.core import VERDICT_TOP_LOGPROBS, VERDICT_WORDS, VERDICTS, PromptExample, ReplyCheck, VerdictReader, extract_json, verdict_schema
 from synth.sft._grounding import Grounding, grounding
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="missing_dimension", family="sft_judge", meaning="the judge's reply parsed but left a dimension missing or no verdict word (a per-step list of the wrong length counts as missing)",
-              example='"tool_call_planning": ["yes"] for a trajectory of two tool steps'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The judge's own failure code (`JudgeVerdict.failure_code`; a failed request keeps its `reply` code)."""
 
 DIMENSIONS = (

@@ -50,22 +50,7 @@ from synth.sft._tasks import (
 )
 from synth.sft._verify import check_dependencies, vote_coherence
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="no_edges", family="sft_pipeline", meaning="graph proposal chained no two tools of a server in any round",
-              example="every proposal for a server named a single tool"),
-    CheckCode(code="no_tasks", family="sft_pipeline", meaning="task generation or an augmentation produced no usable task",
-              example="every generated request holds a placeholder such as {city}"),
-    CheckCode(code="score_copied_example", family="sft_pipeline", meaning="the task scorer's reply copied the prompt's example",
-              example='the scorer sent back the example: every score 1 and "<one sentence>" as its reason'),
-    CheckCode(code="score_failed", family="sft_pipeline", meaning="the task scorer's reply was unusable (no JSON, or invalid scores)",
-              example='the scorer answered "question_quality": 7 on the 1-5 scale'),
-    CheckCode(code="below_threshold", family="sft_pipeline", meaning="a task scored below a per-score threshold, or a judged trajectory below judge_threshold",
-              example="a trajectory judged 0.55 under the default judge_threshold 0.6"),
-    CheckCode(code="rollout_error", family="sft_pipeline", meaning="a rollout raised instead of ending: the server could not be reached",
-              example="a stdio server that exits on start"),
-    CheckCode(code="unjudged", family="sft_pipeline", meaning="the trajectory judge left a dimension missing or no verdict word (its code: missing_dimension, or a reply code)",
-              example='"final_answer": "good" where the verdict is one of yes, mostly, partly or no'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes the pipeline's stages add to those of their checks."""
 
 STAGES = ("ingest", "graph", "chains", "tasks", "score", "rollout", "judge", "export")

@@ -13,24 +13,7 @@ from mcp_servers import CheckCode
 
 __all__ = ["CHECK_CODES", "request_problem"]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="placeholder", family="sft_request", meaning="the request holds a template slot or placeholder instead of a value",
-              example='"{0}市今天上午的天气怎么样？"'),
-    CheckCode(code="not_a_request", family="sft_request", meaning="the request describes the user in the third person instead of speaking as the user",
-              example='"The user needs to search for flights and book a seat."'),
-    CheckCode(code="fragment", family="sft_request", meaning="the request begins mid-conversation",
-              example='"But I want to renew my library card."'),
-    CheckCode(code="assistant_voice", family="sft_request", meaning="the request speaks as the assistant",
-              example='"It appears you are looking for a flight to Tokyo."'),
-    CheckCode(code="about_the_request", family="sft_request", meaning="the request talks about itself or its rewrite",
-              example='"Book me a seat to Tokyo; the added constraints are a window seat and one stop at most."'),
-    CheckCode(code="missing_detail", family="sft_request", meaning='the request leaves out a value every call needs ("a specific date", "branch X")',
-              example='"Find flights from New York to Tokyo on a specific date."'),
-    CheckCode(code="no_antecedent", family="sft_request", meaning='the request points at a thing it never named ("this book")',
-              example='"Which branch should I go to for this book?"'),
-    CheckCode(code="names_a_tool", family="sft_request", meaning="the request names the tool to call instead of saying what the user wants",
-              example='"Please use check_stock to see if the blender is in stock."'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """Every code `request_problem` returns; each example is a request that fails with it."""
 
 _PLACEHOLDER = re.compile(r"\{[^{}]{0,40}\}|<[^<>]{1,40}>|\[(?:[A-Za-z_ ]{1,30}|[\u3400-\u9fff]{1,10})\]")

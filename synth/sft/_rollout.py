@@ -33,18 +33,7 @@ from synth.sft._tasks import SynthTask
 
 Target = str | StdioServerParameters | Server
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="no_tool_calls", family="sft_rollout", meaning="the rollout ended without calling any tool",
-              example='the agent answered "It is sunny in Oslo." at once'),
-    CheckCode(code="no_final_answer", family="sft_rollout", meaning="the rollout stopped before a final answer (the turns ran out)",
-              example="the agent still calling tools when max_turns 8 ran out"),
-    CheckCode(code="asks_user_midway", family="sft_rollout", meaning="the last message asks the user for something while tools the task was written for were never called",
-              example='"Could you please provide the station code?" before find_station was called'),
-    CheckCode(code="task_tools_uncalled", family="sft_rollout", meaning="the agent answered without calling its task's tools, and no call failed but on ids it made up",
-              example="a task written for search_city and get_air_quality answered after search_city alone"),
-    CheckCode(code="answer_states_no_result", family="sft_rollout", meaning="every call succeeded and the answer states nothing they returned",
-              example='get_air_quality returned {"aqi": "50"}; the answer is "Your request is valid."'),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of an unusable rollout (`rollout_problem`, `stops_short`); `_answer_shape` declares the text shapes, and a failed model or overflowing context ends one with its `reply` code."""
 
 

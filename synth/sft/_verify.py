@@ -30,14 +30,7 @@ from synth.core import PromptExample, ReplyCheck
 from synth.sft._docs import ServerDoc, ToolDoc
 from synth.sft._graph import tool_lines
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="dependency_unmet", family="sft_chain", meaning="a later step of a sampled chain requires an id that neither the query nor an earlier step provides",
-              example="search_city -> get_order(order_id), where nothing returns an order id"),
-    CheckCode(code="vote_copied_example", family="sft_chain", meaning="more coherence votes copied the prompt's example than voted no",
-              example='2 of 3 votes sent back {"coherent": false, "task": "<the user\'s request>", ...}'),
-    CheckCode(code="incoherent", family="sft_chain", meaning="the coherence vote found no strict majority of valid coherent votes",
-              example="get_weather -> book_flight -> get_weather, voted not coherent 2 of 3"),
-)  # fmt: skip
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes of a rejected chain (`check_dependencies`, `CoherenceVerdict.rejection`)."""
 
 _ID_ARG = re.compile(r"(^|_)(id|ids|uuid|uuids|token|handle)$|[a-z](Id|Ids|ID|IDs|Uuid)$")

@@ -125,8 +125,7 @@ class Layout:
         self.out = out
         self.synth_env = out / "synth_env"
         """`synthesize_envs` output: stage stores, stats.json, envs/."""
-        self.synth_worlds = out / "synth_worlds"
-        """`synthesize_from_worlds` output: envs/, worlds/ (a marker per finished world), stats.json, rejected.jsonl."""
+        self.synth_worlds = out / "synth_worlds"  # synthesize_from_worlds: envs/, worlds/, stats.json, rejected.jsonl
         self.synth_sft = out / "synth_sft"
         """`SftPipeline` output: stores, stats.json, sft.jsonl."""
         self.verify_json = out / "verify.json"

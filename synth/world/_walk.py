@@ -25,20 +25,7 @@ __all__ = ["CHECK_CODES", "SCENARIOS", "WALK_REJECTIONS", "Step", "Walk", "WalkR
 
 Scenario = Literal["single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"]
 SCENARIOS: tuple[Scenario, ...] = ("single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop")
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="ambiguous_question", family="world_synth", meaning="the question's values match several records and nothing in it tells them apart",
-              example='"What is the city of branch Harbour Street?" where two branches are named Harbour Street'),
-    CheckCode(code="single_call_shortcut", family="world_synth", meaning="one call with the question's values answers a multi-hop question",
-              example="get_car('VW Golf') already returns the branch city the two-hop question asks for (a copied column)"),
-    CheckCode(code="answer_in_question", family="world_synth", meaning="an answer holds already before the walk: the question states it",
-              example='"What is the model of car VW Golf?" answered "VW Golf"'),
-    CheckCode(code="answer_generic", family="world_synth", meaning="a hop's answer is too short or generic to prove a call",
-              example='a count "2" or a flag "yes" as the answer of a hop'),
-    CheckCode(code="missing_value", family="world_synth", meaning="the walk reaches an empty field or a reference to no row",
-              example="an airport whose city column is NULL, asked for its city"),
-    CheckCode(code="no_walk", family="world_synth", meaning="the world has no path of the sampled shape",
-              example="a four-hop walk asked of a world whose references chain only two entities"),
-)
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The codes a walk is rejected with (`repeated_answer` is the meaning check's: two hops answer the same value)."""
 WALK_REJECTIONS: dict[str, str] = {c.code: c.meaning for c in CHECK_CODES} | {"repeated_answer": "two hops answer the same value"}
 _STRING_SEARCH = frozenset({"name", "code", "date", "time"})

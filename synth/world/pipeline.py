@@ -31,12 +31,7 @@ from synth.world._walk import SCENARIOS, WALK_REJECTIONS, WalkRejected, Walker
 
 __all__ = ["WORLD_REJECTIONS", "WorldSynthConfig", "WorldSynthStats", "build_world_envs", "synthesize_from_worlds"]
 
-CHECK_CODES: tuple[CheckCode, ...] = (
-    CheckCode(code="repeated_shape", family="world_synth", meaning="the world already gave `per_shape` tasks of this path shape in this language",
-              example="a second 'daily rate of the car of rental X' task from the rental world with --per-shape 1"),
-    CheckCode(code="near_duplicate", family="world_synth", meaning="the main question embeds at cosine >= the threshold with one kept before it in the world",
-              example='"What is the city of branch A?" after "Could you tell me the city of branch A?"'),
-)
+CHECK_CODES: tuple[CheckCode, ...] = CheckCode.load_declarations(__name__)
 """The pipeline's own codes; a walk's are `synth.world._walk.CHECK_CODES`. Verify's replay on the code path
 records verify's codes (`answer_not_distinctive`, `golden_call_error`, `answer_missing`), the built environment
 records a meaning code (`duplicate_tool` drops a world's duplicate tools), and the sandbox's verify records its

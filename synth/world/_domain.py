@@ -33,6 +33,14 @@ _PEOPLE_ZH = re.compile(r"客户|顾客|患者|病人|乘客|旅客|用户|员�
 _COMPANIES_ZH = re.compile(r"公司|供应商|厂商|品牌|商家|商户|机构|出版社|银行|保险公司|承运商")
 _FAKER_FIELDS = re.compile(r"phone|email|address|street|city")
 MIN_ENTITIES, MIN_RELATIONS = 3, 2
+_KINDS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = (
+    (re.compile(r"e-?mail|邮箱|邮件", re.IGNORECASE), frozenset({"code", "name"}), "code"),
+    (re.compile(r"phone|mobile|telephone|电话|手机", re.IGNORECASE), frozenset({"code"}), "code"),
+    (re.compile(r"description|note|comment|remark|描述|说明|备注|简介", re.IGNORECASE), frozenset({"name", "enum"}), "name or enum"),
+    (re.compile(r"\bdate\b|日期", re.IGNORECASE), frozenset({"date"}), "date"),
+    (re.compile(r"\bname\b|名称|姓名|名字", re.IGNORECASE), frozenset({"name", "enum", "code"}), "name"),
+)
+"""What a label says a field holds, the types that can hold it, and the one to suggest: an e-mail is no amount of money."""
 
 
 class ProposedField(BaseModel):
@@ -118,7 +126,12 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
         for j, pf in enumerate(pe.fields):
             if pf.name == key:
                 continue
+            for pattern, types, suggested in _KINDS:
+                if pattern.search(pf.label) and pf.type not in types and pf.type != "ref":
+                    raise ValueError(f"entities[{i}].fields[{j}] ({pe.name}.{pf.name}): {pf.label!r} is not a {pf.type}: make it a {suggested}")
             spec = pf.model_dump(exclude_none=True)
+            if pf.type == "date":  # code dates rows in the recent past and near future; a model's years are no fact
+                spec.pop("min", None), spec.pop("max", None)
             if pf.type == "name" and pf.vocabulary and pf.vocabulary not in vocabularies and _title_provider(pe):
                 del spec["vocabulary"]  # people and companies are named by Faker: a missing list is no missing fact
             if pf.type == "name" and title is None:

@@ -125,3 +125,12 @@ async def test_a_reference_named_for_its_entity_points_at_it():
     model = FunctionModel.from_replies(json.dumps(unnamed, ensure_ascii=False))
     result = await propose_world(model, "在线医疗（挂号、问诊）")
     assert result.world is not None and result.world.entity("visit").field("patient").ref == "patient"
+
+
+@pytest.mark.anyio
+async def test_a_field_typed_against_its_label_is_sent_back():
+    odd = _proposal()
+    odd["entities"][1]["fields"][1]["type"] = "money"  # 电话 as an amount of money
+    model = FunctionModel.from_replies(*[json.dumps(odd, ensure_ascii=False)] * 3)
+    result = await propose_world(model, "在线医疗（挂号、问诊）")
+    assert result.world is None and "(patient.phone): '电话' is not a money: make it a code" in result.detail

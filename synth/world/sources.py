@@ -87,8 +87,8 @@ def read_domains(path: str | Path, limit: int | None = None) -> list[str]:
 
 
 def _files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.suffix in _SQLITE | _WORLD_FILES | {".jsonl"})
+    if path.is_dir():  # a folder holds worlds; a domain list is named as a file (a folder of proposals keeps its log)
+        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix in _SQLITE | _WORLD_FILES)
     if not path.exists():
         raise ValueError(f"{path}: no such file or directory")
     return [path]

@@ -2,7 +2,8 @@
 
 `read_sources` sorts the paths a user passes into worlds ready to build and domains still to
 propose. A bad world file is refused with one line per problem, naming the file and the field
-path; a directory is read for the files it holds (`*.json`, `*.yaml`, `*.yml`, `*.sqlite`, `*.db`).
+path; a directory is read for the worlds it holds (`*.json`, `*.yaml`, `*.yml`, `*.sqlite`, `*.db`),
+and a domain list (`*.jsonl`) only when it is named as a file.
 """
 
 from __future__ import annotations

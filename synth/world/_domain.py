@@ -127,9 +127,11 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
             if pf.name == key:
                 continue
             for pattern, types, suggested in _KINDS:
-                if pattern.search(pf.label) and pf.type not in types and pf.type != "ref":
+                if pattern.search(pf.label) and pf.type not in types and (pf.type != "ref" or suggested != "name"):
                     raise ValueError(f"entities[{i}].fields[{j}] ({pe.name}.{pf.name}): {pf.label!r} is not a {pf.type}: make it a {suggested}")
             spec = pf.model_dump(exclude_none=True)
+            if pf.type == "money" and not pf.currency:
+                spec["currency"] = "CNY" if language == "zh" else "USD"
             if pf.type == "date":  # code dates rows in the recent past and near future; a model's years are no fact
                 spec.pop("min", None), spec.pop("max", None)
             if pf.type == "name" and pf.vocabulary and pf.vocabulary not in vocabularies and _title_provider(pe):
@@ -164,7 +166,8 @@ def world_from_proposal(proposal: WorldProposal, *, domain: str, language: Liter
                                kind="count", entity=parent.name, child=child.name, via=via.name, unit=unit))  # fmt: skip
         for f in child.fields:
             if f.type == "money":
-                total = f"{child.label}{f.label}合计" if language == "zh" else f"total {f.label} of its {unit}"
+                what = f.label if str(f.label).startswith(str(child.label)) else f"{child.label}{f.label}"
+                total = f"{what}合计" if language == "zh" else f"total {f.label} of its {unit}"
                 derived.append(Derived(name=f"total_{f.name}_of_{parent.name}"[:40].rstrip("_"), label=total, kind="sum",
                                        entity=parent.name, child=child.name, via=via.name, field=f.name))  # fmt: skip
     names = [d.name for d in derived]

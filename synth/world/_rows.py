@@ -21,10 +21,10 @@ __all__ = ["fill_rows", "key_prefix"]
 
 _LOCALES = {"en": "en_US", "zh": "zh_CN"}
 _FAKER_BY_FIELD = (
-    (re.compile(r"phone|mobile|tel"), "phone_number"),
-    (re.compile(r"email"), "email"),
-    (re.compile(r"address|street"), "street_address"),
-    (re.compile(r"city|town"), "city"),
+    (re.compile(r"phone|mobile|tel|电话|手机"), "phone_number"),
+    (re.compile(r"email|邮箱|邮件"), "email"),
+    (re.compile(r"address|street|地址"), "street_address"),
+    (re.compile(r"city|town|城市"), "city"),
     (re.compile(r"company|vendor|supplier|manufacturer|brand|airline|carrier"), "company"),
 )
 _DEFAULT_RANGE = {"integer": (1, 500), "money": (5, 900), "quantity": (1, 100), "duration": (10, 240)}
@@ -49,13 +49,14 @@ def _order(world: World) -> list[Entity]:
     return [world.entity(n) for n in done]  # type: ignore[misc]
 
 
+def _faker_kind(field: FieldSpec) -> str | None:
+    """The Faker provider a field's name or label asks for ('phone', '手机号' -> phone_number), if any."""
+    text = f"{field.name} {' '.join(field.label.values()) if isinstance(field.label, dict) else field.label}"
+    return next((provider for pattern, provider in _FAKER_BY_FIELD if pattern.search(text)), None)
+
+
 def _faker_provider(field: FieldSpec) -> str:
-    if field.faker:
-        return field.faker
-    for pattern, provider in _FAKER_BY_FIELD:
-        if pattern.search(field.name):
-            return provider
-    return "name"
+    return field.faker or _faker_kind(field) or "name"
 
 
 def _fake(fake: Faker, provider: str) -> str:
@@ -119,8 +120,7 @@ class _Filler:
                 return values[:count]
             return [rng.choice(values) for _ in range(count)]
         if field.type in {"name", "text", "code"}:
-            named_kind = any(pattern.search(field.name) for pattern, _ in _FAKER_BY_FIELD)
-            provider = field.faker or (_faker_provider(field) if field.type != "code" or named_kind else "bothify")
+            provider = field.faker or (_faker_provider(field) if field.type != "code" or _faker_kind(field) else "bothify")
             return self.unique_fakes(provider, count, field.unique)
         if field.type in {"integer", "duration"}:
             return [int(_number(rng, field)) for _ in range(count)]

@@ -53,8 +53,12 @@ def _number_text(number):
 
 
 def _with_unit(number, unit):
-    # Chinese writes a measure word against the number ("4座"); Latin units take a space.
-    return f"{number}{unit}" if "\u4e00" <= unit[0] <= "\u9fff" else f"{number} {unit}"
+    # Chinese writes a measure word against the number ("4座"); Latin units take a space, and one of a kind is singular.
+    if "\u4e00" <= unit[0] <= "\u9fff":
+        return f"{number}{unit}"
+    if number == "1" and unit.endswith("s") and " " not in unit:
+        unit = unit[:-3] + "y" if unit.endswith("ies") else unit[:-1]
+    return f"{number} {unit}"
 
 
 def show(field, value):

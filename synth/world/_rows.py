@@ -77,9 +77,14 @@ def _number(rng: random.Random, field: FieldSpec) -> float:
     return float(rng.randint(int(low), int(high)))
 
 
+_BIRTH = re.compile(r"birth|born|生日|出生")
+
+
 def _date(rng: random.Random, field: FieldSpec) -> str:
-    start = dt.date(int(field.min) if field.min else 2025, 1, 1)
-    end = dt.date(int(field.max) if field.max else 2026, 12, 31)
+    labels = " ".join(field.label.values()) if isinstance(field.label, dict) else field.label
+    born = _BIRTH.search(f"{field.name} {labels}")  # a birth date is decades back, not next year
+    start = dt.date(int(field.min) if field.min else 1950 if born else 2025, 1, 1)
+    end = dt.date(int(field.max) if field.max else 2006 if born else 2026, 12, 31)
     return (start + dt.timedelta(days=rng.randint(0, (end - start).days))).isoformat()
 
 

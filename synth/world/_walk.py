@@ -44,6 +44,15 @@ def _names_rows(entity: Entity, field: FieldSpec) -> bool:
     return bool(values) and len(set(values)) >= _DISTINCT * len(values)
 
 
+_SECRET = re.compile(r"password|passcode|\bpin\b|cvv|secret|token|密码|口令|验证码", re.IGNORECASE)
+
+
+def _secret(field: FieldSpec) -> bool:
+    """A password or a PIN: no service tells it, so no task asks for it."""
+    labels = field.label.values() if isinstance(field.label, dict) else [field.label]
+    return any(_SECRET.search(text) for text in (field.name, *labels))
+
+
 class WalkRejected(Exception):
     """A walk that would not make a fair task; `code` is one of `WALK_REJECTIONS`."""
 
@@ -132,7 +141,7 @@ class Walker:
     # --- specs -----------------------------------------------------------------------
 
     def _ends(self, entity: Entity) -> list[tuple[str, str]]:
-        ends = [("field", f.name) for f in entity.fields if f.type in ANSWER_TYPES and f.name != entity.key]
+        ends = [("field", f.name) for f in entity.fields if f.type in ANSWER_TYPES and f.name != entity.key and not _secret(f)]
         ends += [("derived", d.name) for d in self.world.derived if d.entity == entity.name and f"compute_{d.name}" in self.tools]
         return ends
 

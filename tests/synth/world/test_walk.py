@@ -132,3 +132,20 @@ def test_a_name_that_says_what_it_is_is_not_prefixed(rental):
     assert phrasing("en").named("airport", "Des Moines International Airport") == "Des Moines International Airport"
     assert phrasing("zh").named("诊所", "明德诊所") == "明德诊所"
     assert phrasing("zh").named("医生", "郭波") == "医生郭波"
+
+
+def test_no_task_asks_for_a_password(rental_raw):
+    from synth.world import fill_rows
+
+    rental_raw["entities"][0]["fields"].append({"name": "password", "label": {"en": "password", "zh": "密码"}, "type": "code"})
+    world = fill_rows(World.model_validate(rental_raw))
+    walker = _walker(world)
+    assert ("field", "password") not in walker._ends(world.entity("branch")) and ("field", "city") in walker._ends(world.entity("branch"))
+
+
+def test_a_birth_date_is_decades_back(rental_raw):
+    from synth.world import fill_rows
+
+    rental_raw["entities"][2]["fields"].append({"name": "date_of_birth", "label": {"en": "date of birth", "zh": "出生日期"}, "type": "date"})
+    world = fill_rows(World.model_validate(rental_raw))
+    assert all("1950" <= r["date_of_birth"] < "2007" for r in world.entity("rental").rows)

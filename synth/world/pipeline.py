@@ -54,17 +54,17 @@ class WorldSynthConfig(BaseModel):
 class WorldSynthStats(BaseModel):
     """The funnel and spreads of a run, written to `OUT/stats.json`."""
 
-    worlds: int = 0
-    walks: int = 0
-    built: int = 0
-    written: int = 0
-    verified: int = 0
-    rejected: dict[str, int] = Field(default_factory=dict)
-    scenarios: dict[str, int] = Field(default_factory=dict)
-    languages: dict[str, int] = Field(default_factory=dict)
-    hops: dict[str, int] = Field(default_factory=dict)
-    per_world: dict[str, int] = Field(default_factory=dict)
-    seconds: dict[str, float] = Field(default_factory=dict)
+    worlds: int = Field(default=0, description="Worlds read.")
+    walks: int = Field(default=0, description="Walks tried, kept or rejected.")
+    built: int = Field(default=0, description="Environments that passed the code path and the meaning checks.")
+    written: int = Field(default=0, description="Environments in OUT/envs.")
+    verified: int = Field(default=0, description="Of those, verified over MCP in the sandbox (0 when run without one).")
+    rejected: dict[str, int] = Field(default_factory=dict, description="Rejections by code (`astra checks`).")
+    scenarios: dict[str, int] = Field(default_factory=dict, description="Written environments by scenario.")
+    languages: dict[str, int] = Field(default_factory=dict, description="Written environments by language.")
+    hops: dict[str, int] = Field(default_factory=dict, description="Written environments by hops per branch.")
+    per_world: dict[str, int] = Field(default_factory=dict, description="Written environments by world.")
+    seconds: dict[str, float] = Field(default_factory=dict, description="Wall time of building, verifying and the whole run.")
 
 
 class _Rejection(BaseModel):

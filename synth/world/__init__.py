@@ -6,16 +6,49 @@ of tools over them, walks keys and relations for tasks of ASTRA's four scenarios
 answer from executing the golden calls. `synthesize_from_worlds` writes ordinary environments.
 """
 
-from synth.world._schema import ANSWER_TYPES, Derived, Entity, FieldSpec, FieldType, World, label_text
-from synth.world._rows import fill_rows
-from synth.world._tools import WorldTool, compile_tools, environment_code
-from synth.world._walk import SCENARIOS, WALK_REJECTIONS, Step, Walk, WalkRejected, WalkSpec, Walker
 from synth.world._build import build_environment, check_in_process
-from synth.world._domain import DomainResult, WorldProposal, domain_language, propose_world, world_from_proposal
+from synth.world._domain import (
+    DomainResult,
+    WorldProposal,
+    domain_language,
+    propose_world,
+    world_from_proposal,
+)
+from synth.world._rows import fill_rows
+from synth.world._schema import (
+    ANSWER_TYPES,
+    Derived,
+    Entity,
+    FieldSpec,
+    FieldType,
+    World,
+    label_text,
+)
 from synth.world._sqlite import SqliteWorld, world_from_sqlite
-from synth.world.sources import WorldSources, load_world_file, read_domains, read_sources
+from synth.world._tools import WorldTool, compile_tools, environment_code
+from synth.world._walk import (
+    SCENARIOS,
+    WALK_REJECTIONS,
+    Step,
+    Walk,
+    Walker,
+    WalkRejected,
+    WalkSpec,
+)
+from synth.world.pipeline import (
+    WORLD_REJECTIONS,
+    WorldSynthConfig,
+    WorldSynthStats,
+    build_world_envs,
+    synthesize_from_worlds,
+)
 from synth.world.proposals import propose_worlds
-from synth.world.pipeline import WORLD_REJECTIONS, WorldSynthConfig, WorldSynthStats, build_world_envs, synthesize_from_worlds
+from synth.world.sources import (
+    WorldSources,
+    load_world_file,
+    read_domains,
+    read_sources,
+)
 
 __all__ = [
     "ANSWER_TYPES",
@@ -34,10 +67,10 @@ __all__ = [
     "WalkSpec",
     "Walker",
     "World",
-    "WorldSynthConfig",
-    "WorldSynthStats",
     "WorldProposal",
     "WorldSources",
+    "WorldSynthConfig",
+    "WorldSynthStats",
     "WorldTool",
     "build_environment",
     "build_world_envs",

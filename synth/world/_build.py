@@ -13,7 +13,16 @@ import json
 import random
 from typing import Any
 
-from mcp_servers import Environment, GoldenCall, Source, Subtask, Task, answer_in_output, golden_order, perturbations
+from mcp_servers import (
+    Environment,
+    GoldenCall,
+    Source,
+    Subtask,
+    Task,
+    answer_in_output,
+    golden_order,
+    perturbations,
+)
 from synth.world._schema import World
 from synth.world._tools import WorldTool, environment_code
 from synth.world._walk import Walk

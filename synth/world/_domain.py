@@ -23,7 +23,7 @@ from synth.core.structured import ask_structured
 from synth.world._schema import Derived, Entity, FieldSpec, World
 from synth.world._tools import plural_name
 
-__all__ = ["DomainResult", "VocabularyValues", "ProposedEntity", "ProposedField", "WorldProposal", "domain_language", "propose_world", "world_from_proposal"]
+__all__ = ["DomainResult", "ProposedEntity", "ProposedField", "VocabularyValues", "WorldProposal", "domain_language", "propose_world", "world_from_proposal"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PEOPLE = re.compile(r"customer|client|patient|guest|passenger|user|employee|staff|student|teacher|doctor|driver|member|author|player|"

@@ -143,9 +143,9 @@ class _Filler:
 
     def unique_fakes(self, provider: str, count: int, unique: bool) -> list[str]:
         if provider == "bothify":
-            make = lambda: self.fake.bothify("??-####").upper()  # noqa: E731
+            make = lambda: self.fake.bothify("??-####").upper()
         else:
-            make = lambda: _fake(self.fake, provider)  # noqa: E731
+            make = lambda: _fake(self.fake, provider)
         out: list[str] = []
         seen: set[str] = set()
         for _ in range(count * 20):

@@ -88,7 +88,7 @@ def _tables(db: sqlite3.Connection) -> list[str]:
 
 
 def _capped(db: sqlite3.Connection, table: str, key: str, cap: int) -> list[dict[str, Any]]:
-    cursor = db.execute(f'SELECT * FROM "{table}" ORDER BY "{key}"')  # noqa: S608 — names come from sqlite_master
+    cursor = db.execute(f'SELECT * FROM "{table}" ORDER BY "{key}"')
     columns = [d[0] for d in cursor.description]
     rows = [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
     step = max(1, len(rows) // cap)
@@ -131,7 +131,7 @@ def world_from_sqlite(path: str | Path, *, name: str | None = None, row_cap: int
                 have = {r[keys[parent]] for r in rows[parent]}
                 wanted = sorted({r[column] for r in rows[table] if r.get(column) is not None} - have, key=str)
                 for value in wanted:
-                    found = db.execute(f'SELECT * FROM "{parent}" WHERE "{keys[parent]}" = ?', (value,))  # noqa: S608
+                    found = db.execute(f'SELECT * FROM "{parent}" WHERE "{keys[parent]}" = ?', (value,))
                     columns = [d[0] for d in found.description]
                     rows[parent] += [dict(zip(columns, r, strict=True)) for r in found.fetchall()]
                     grew = True

@@ -15,7 +15,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from mcp_servers import CheckCode, answer_in_output, generic_answer_reason, normalize_answer
+from mcp_servers import (
+    CheckCode,
+    answer_in_output,
+    generic_answer_reason,
+    normalize_answer,
+)
 from synth.world._render import Phrasing, phrasing
 from synth.world._runtime import show
 from synth.world._schema import ANSWER_TYPES, Entity, FieldSpec, World, label_text

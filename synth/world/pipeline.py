@@ -27,7 +27,7 @@ from synth.world._build import build_environment, check_in_process, run_module
 from synth.world._rows import fill_rows
 from synth.world._schema import World
 from synth.world._tools import compile_tools, environment_code
-from synth.world._walk import SCENARIOS, WALK_REJECTIONS, WalkRejected, Walker
+from synth.world._walk import SCENARIOS, WALK_REJECTIONS, Walker, WalkRejected
 
 __all__ = ["WORLD_REJECTIONS", "WorldSynthConfig", "WorldSynthStats", "build_world_envs", "synthesize_from_worlds"]
 
@@ -104,7 +104,7 @@ def build_world_envs(world: World, config: WorldSynthConfig, embedder: Any | Non
             scenario = open_scenarios[attempt % len(open_scenarios)]
             rng = random.Random(f"{config.seed}:{world.name}:{language}:{attempt}")
 
-            def reject(code: str, message: str, scenario: str = scenario) -> None:
+            def reject(code: str, message: str, scenario: str = scenario, language: str = language) -> None:
                 rejections.append(_Rejection(world=world.name, language=language, scenario=scenario, code=code, message=message))
 
             try:

@@ -8,7 +8,16 @@ import random
 import pytest
 
 from mcp_servers import answer_in_output
-from synth.world import SCENARIOS, FieldSpec, Walker, WalkRejected, WalkSpec, World, compile_tools, environment_code
+from synth.world import (
+    SCENARIOS,
+    FieldSpec,
+    Walker,
+    WalkRejected,
+    WalkSpec,
+    World,
+    compile_tools,
+    environment_code,
+)
 from synth.world._build import run_module
 
 

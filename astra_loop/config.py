@@ -21,6 +21,8 @@ from rl.presets import ASTRA, CPU_SMALL, Preset
 
 EXAMPLE_ENVS = Path(__file__).resolve().parents[1] / "examples" / "envs"
 """The default evaluation set: environments no stage of the loop trains on."""
+EXAMPLE_WORLDS = Path(__file__).resolve().parents[1] / "examples" / "worlds"
+"""The world files a run given nothing to train on builds its environments from."""
 
 
 class LoopPreset(BaseModel):

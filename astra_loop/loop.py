@@ -30,7 +30,7 @@ import anyio
 
 from agent_sdk import TEACHER, VllmOptions, local_model_path, model_from_target
 from astra_loop.cold_start import cold_start_data
-from astra_loop.config import Layout, LoopConfig
+from astra_loop.config import EXAMPLE_WORLDS, Layout, LoopConfig
 from astra_loop.evaluate import evaluate
 from astra_loop.exceptions import LoopConfigError, StageError
 from astra_loop.overlap import check_separation
@@ -87,7 +87,7 @@ class _Loop:
         from synth.sft import SftConfig, SftPipeline
 
         cfg, summary = self.config, {}
-        if cfg.worlds:
+        if cfg.worlds or not (cfg.knowledge or cfg.tool_docs or cfg.extra_train_envs):
             summary["world_environments"] = await self._synth_worlds()
         if not cfg.knowledge and not cfg.tool_docs:
             return summary or {"skipped": "no knowledge rows and no tool docs given"}
@@ -115,11 +115,17 @@ class _Loop:
     async def _synth_worlds(self) -> int:
         """Environments from the --world sources, by code (a model only proposes the worlds of a domain list)."""
         from mcp_servers import SandboxConfig
-        from synth.world import WorldSynthConfig, load_world_file, read_sources, synthesize_from_worlds
-        from synth.world.proposals import propose_worlds
+        from synth.world import (
+            WorldSynthConfig,
+            load_world_file,
+            propose_worlds,
+            read_sources,
+            synthesize_from_worlds,
+        )
 
         cfg = self.config
-        found = read_sources(cfg.worlds)
+        # Given nothing to train on, the loop builds from the example worlds: synthesis by code needs no model.
+        found = read_sources(cfg.worlds or [EXAMPLE_WORLDS])
         worlds = list(found.worlds)
         if found.domains:
             opened = self.open_model(cfg.generator, model_name=cfg.generator_model, max_concurrency=self.preset.synth_concurrency, default=TEACHER.target)
@@ -237,7 +243,12 @@ class _Loop:
 
     async def evaluate(self) -> dict[str, Any]:
         from agent_sdk import SamplingSettings, model_fingerprint
-        from astra_loop.evaluate import METRICS, EvalProtocol, EvalResult, paired_difference
+        from astra_loop.evaluate import (
+            METRICS,
+            EvalProtocol,
+            EvalResult,
+            paired_difference,
+        )
 
         await anyio.to_thread.run_sync(self._check_separation)
         p, results = self.preset, {}

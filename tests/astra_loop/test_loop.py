@@ -110,6 +110,13 @@ async def test_the_synth_stage_builds_environments_from_a_world_file(tmp_path: P
     assert (tmp_path / "run" / "synth_worlds" / "stats.json").is_file()
 
 
+async def test_given_nothing_to_train_on_the_loop_builds_from_the_example_worlds(tmp_path: Path, eval_envs: Path) -> None:
+    config = LoopConfig(out=tmp_path / "run", eval_envs=eval_envs, preset=preset("cpu-small").with_overrides({"world_envs": 8}))
+    records = await run_loop(config, until="verify")
+    assert records[0].summary["world_environments"] >= 6
+    assert records[1].summary["sources"]["world"] == records[1].summary["passed"] >= 6
+
+
 async def test_a_corpus_trains_without_resynthesis_and_the_report_splits_sources(tmp_path: Path, train_envs: Path, eval_envs: Path) -> None:
     sft = tmp_path / "corpus_sft.jsonl"
     sft.write_text(json.dumps({"messages": [{"role": "user", "content": "Which gate does LH123 leave from?"}, {"role": "assistant", "content": "B12"}]}) + "\n")

@@ -94,7 +94,7 @@ def build_world_envs(world: World, config: WorldSynthConfig, embedder: Any | Non
             rejections.append(_Rejection(world=world.name, language=language, scenario="-", code="duplicate_tool", message=json.dumps(sorted(dropped))))
             tools = [t for t in tools if t.spec.name not in dropped]
         walker = Walker(world, language, tools, run_module(environment_code(world, language, tools)))
-        found: list[tuple[Environment, int]] = []
+        questions = _Questions(embedder, config.near_duplicate)
         shapes: Counter[str] = Counter()
         wanted = {s: share // 4 + (1 if i < share % 4 else 0) for i, s in enumerate(SCENARIOS)}
         for attempt in range(share * config.attempts):
@@ -123,30 +123,34 @@ def build_world_envs(world: World, config: WorldSynthConfig, embedder: Any | Non
                 codes = sorted({f.code for f in findings})
                 reject(code=codes[0] if len(codes) == 1 else f"meaning_failed:{','.join(codes)}", message="; ".join(f.message for f in findings))
                 continue
+            if near := questions.close_to(walk.question):
+                reject(code="near_duplicate", message=f"{walk.question!r} ~ {near!r}")
+                continue
             shapes[walk.shape] += 1
             wanted[scenario] -= 1
-            found.append((env, walk.hops))
-        for env, hop in _without_near_duplicates(found, embedder, config.near_duplicate, reject_to=rejections, world=world.name):
             kept.append(env)
-            hops.append(hop)
+            hops.append(walk.hops)
     return kept, rejections, hops
 
 
-def _without_near_duplicates(found: list[tuple[Environment, int]], embedder: Any | None, threshold: float, *,
-                             reject_to: list[_Rejection], world: str) -> list[tuple[Environment, int]]:  # fmt: skip
-    if embedder is None or len(found) < 2:
-        return found
-    vectors = embedder.encode([env.spec.task.question for env, _ in found], normalize_embeddings=True, convert_to_numpy=True)
-    kept: list[int] = []
-    for i in range(len(found)):
-        close = [j for j in kept if float(vectors[i] @ vectors[j]) >= threshold]
-        if close:
-            env = found[i][0]
-            reject_to.append(_Rejection(world=world, language=env.spec.language, scenario=env.spec.task.scenario, code="near_duplicate",
-                                        message=f"{env.spec.task.question!r} ~ {found[close[0]][0].spec.task.question!r}"))  # fmt: skip
-            continue
-        kept.append(i)
-    return [found[i] for i in kept]
+class _Questions:
+    """The main questions kept so far in one world and language, embedded, to refuse a near-duplicate as it comes."""
+
+    def __init__(self, embedder: Any | None, threshold: float) -> None:
+        self.embedder, self.threshold = embedder, threshold
+        self.texts: list[str] = []
+        self.vectors: list[Any] = []
+
+    def close_to(self, question: str) -> str | None:
+        """A kept question `question` embeds close to (it is then not kept), or None (it is kept)."""
+        if self.embedder is None:
+            return None
+        vector = self.embedder.encode([question], normalize_embeddings=True, convert_to_numpy=True)[0]
+        near = next((t for t, v in zip(self.texts, self.vectors, strict=True) if float(vector @ v) >= self.threshold), None)
+        if near is None:
+            self.texts.append(question)
+            self.vectors.append(vector)
+        return near
 
 
 async def synthesize_from_worlds(worlds: list[World], out: Path, config: WorldSynthConfig, *, sandbox: Sandbox | None,

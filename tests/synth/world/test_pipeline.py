@@ -71,3 +71,18 @@ def test_the_cli_builds_from_a_world_file_and_reports_bad_input(tmp_path, rental
     path.write_text(json.dumps(rental_raw))
     bad = CliRunner().invoke(app, ["env", "synth", "--out", str(tmp_path / "out2"), "--world", str(path)])
     assert bad.exit_code == 2 and "rental.json: " in bad.output and "car.car_class" in bad.output
+
+
+def test_near_duplicate_questions_are_refused_as_they_come(rental_raw):
+    from synth.env import load_embedder
+    from synth.world import build_world_envs
+
+    embedder = load_embedder()
+    config = WorldSynthConfig(per_world=24, near_duplicate=0.9)
+    envs, rejections, _ = build_world_envs(World.model_validate(rental_raw), config, embedder)
+    assert any(r.code == "near_duplicate" for r in rejections)
+    for language in ("en", "zh"):
+        questions = [e.spec.task.question for e in envs if e.spec.language == language]
+        vectors = embedder.encode(questions, normalize_embeddings=True, convert_to_numpy=True)
+        similar = vectors @ vectors.T
+        assert all(similar[i, j] < 0.9 for i in range(len(questions)) for j in range(i))

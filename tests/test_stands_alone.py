@@ -1,10 +1,11 @@
 """The repository stands alone: no tracked source reaches for a path outside its own root.
 
-Data the commands and tests read is vendored in `data/` (`synth.core.DATA_DIR`); a path outside
+The planted escapes the checks must catch are kept as data in `outside_paths.txt` beside this file. Data the
+commands and tests read is vendored in `data/` (`synth.core.DATA_DIR`); a path outside
 the checkout may only come from the user (an argument or an environment variable). Two ways code
 used to escape, both caught here by reading the source:
 
-- a literal naming a sibling of the checkout (`../shared`, `"shared" / "data"`, `/work/...`);
+- a literal naming a sibling of the checkout (relative, as a pathlib join, or this machine's `/work/...`);
 - `Path(__file__).parents[k]` (or a `.parent` chain) climbing above the repository root.
 """
 
@@ -23,14 +24,16 @@ SOURCE_SUFFIXES = {".py", ".sh", ".toml", ".txt", ".cfg", ".ini", ".yaml", ".yml
 OUTSIDE = re.compile(
     r"\.\./shared\b"  # the sibling folder, relative
     r"|\bshared/data\b"
-    r"|[\"']shared[\"']\s*/|/\s*[\"']shared[\"']"  # pathlib: ... / "shared" / ...
+    r"|[\"']shared[\"']\s*/|/\s*[\"']shared[\"']"  # a pathlib join on the quoted folder name
     r"|[\"']/work/"  # this machine's workspace, absolute
 )
+PLANTED = Path(__file__).with_name("outside_paths.txt")
+"""Lines that reach outside a checkout, one per line: what `OUTSIDE` must catch."""
 CLIMB = re.compile(r"__file__\)(?:\.resolve\(\))?(?:\.parents\[(\d+)\])?((?:\.parent\b)*)")
 
 
 def tracked_sources() -> list[Path]:
-    """Tracked source and script files, the vendored data and this file excepted."""
+    """Tracked source and script files, the vendored data, this file and its planted cases excepted."""
     try:
         listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
@@ -39,7 +42,7 @@ def tracked_sources() -> list[Path]:
     return [
         p for p in paths
         if (p.suffix in SOURCE_SUFFIXES or p.parent.name in (".ci", "scripts"))
-        and p.parts[len(REPO.parts)] != "data" and p != Path(__file__).resolve() and p.is_file()
+        and p.parts[len(REPO.parts)] != "data" and p not in (Path(__file__).resolve(), PLANTED) and p.is_file()
     ]  # fmt: skip
 
 
@@ -58,8 +61,8 @@ def climbs_out(source: str, depth: int) -> list[str]:
 
 
 def test_the_checks_catch_what_they_are_for() -> None:
-    assert OUTSIDE.search('Path(__file__).parents[3] / "shared" / "data"')
-    assert OUTSIDE.search("`python make_slice.py ../shared/data/astra/knowledge`")
+    planted = PLANTED.read_text(encoding="utf-8").splitlines()
+    assert len(planted) == 2 and all(OUTSIDE.search(line) for line in planted)
     assert not OUTSIDE.search("the shared prompt is encoded once; shared_prefix(group)")
     # a file two folders deep: parents[2] is the repository root, parents[3] its parent
     assert climbs_out("Path(__file__).resolve().parents[3]", depth=3) == ["__file__).resolve().parents[3]"]

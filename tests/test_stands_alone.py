@@ -27,7 +27,7 @@ OUTSIDE = re.compile(
     r"|[\"']shared[\"']\s*/|/\s*[\"']shared[\"']"  # a pathlib join on the quoted folder name
     r"|[\"']/work/"  # this machine's workspace, absolute
 )
-PLANTED = Path(__file__).with_name("outside_paths.txt")
+PLANTED = Path(__file__).resolve().with_name("outside_paths.txt")
 """Lines that reach outside a checkout, one per line: what `OUTSIDE` must catch."""
 CLIMB = re.compile(r"__file__\)(?:\.resolve\(\))?(?:\.parents\[(\d+)\])?((?:\.parent\b)*)")
 

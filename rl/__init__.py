@@ -15,6 +15,7 @@ from rl.cold_start import (
     RejectedRecord,
     SkippedEnv,
     cold_start,
+    final_answer_message,
     replay_golden,
 )
 from rl._models import load_policy
@@ -88,6 +89,7 @@ __all__ = [
     "prepare",
     "read_sft_file",
     "read_trl_tasks",
+    "final_answer_message",
     "replay_golden",
     "resolve_model",
     "reward_std",

@@ -8,7 +8,7 @@ producer writes, `agent_sdk.write_sft_files`; see `rl.sft_files`):
   as `verify` serves it) replays the golden calls of its subtasks in `mcp_servers.golden_order`
   (dependencies first), one call per assistant turn as the system prompt asks ("one step at a
   time"), and records the real tool outputs as tool messages; a final assistant turn states
-  the task's answer. A replay is kept only when every call succeeded and the F1 reward is 1.
+  the task's answer in one of a few wordings. A replay is kept only when every call succeeded and the F1 reward is 1.
 - **rejection sampling** — `agent_sdk.Agent` plays the task `agent_samples` times with
   temperature; an episode is kept only when it ended with an answer at F1 = 1 (and, with
   `check_answer`, when that answer contains the task's answer: F1 does not read it).
@@ -32,6 +32,7 @@ that failed for a reason that may be transient (`RETRIED_REASONS`).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -78,7 +79,7 @@ from rl.exceptions import DatasetError
 from rl.reward import f1_reward
 from rl.sft_files import dedupe
 
-__all__ = ["ColdStartConfig", "ColdStartStats", "RejectedRecord", "SkippedEnv", "cold_start", "replay_golden"]
+__all__ = ["ColdStartConfig", "ColdStartStats", "RejectedRecord", "SkippedEnv", "cold_start", "final_answer_message", "replay_golden"]
 
 Source = Literal["golden", "agent"]
 RETRIED_REASONS = frozenset({"episode_error", "model_error"})
@@ -90,6 +91,7 @@ class ColdStartConfig(BaseModel):
 
     system_prompt: str | None = Field(default=DEFAULT_SYSTEM_PROMPT, description="First message of every conversation.")
     golden: bool = Field(default=True, description="Replay each environment's golden calls.")
+    vary_wording: bool = Field(default=True, description="Frame a replay's final answer in one of several wordings (`final_answer_message`).")
     agent_samples: int = Field(default=0, ge=0, description="Agent episodes per environment (rejection sampling).")
     temperature: float = Field(default=0.8, ge=0.0, description="Sampling temperature of agent episodes.")
     max_turns: int = Field(default=16, ge=1, description="Model requests per agent episode.")
@@ -160,12 +162,15 @@ class ColdStartStats(BaseModel):
     files: dict[str, str] = Field(default_factory=dict)
 
 
-async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> Trajectory:
+async def replay_golden(
+    env: Environment, toolbox: Toolbox, *, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT, vary_wording: bool = True
+) -> Trajectory:
     """Replay the golden calls of `env` on an open `toolbox` connected to it, then answer.
 
     The calls run in `mcp_servers.golden_order`, one per assistant turn; each output (or error)
     becomes the tool message, exactly as the agent loop records it. The trajectory's tools are
-    what `toolbox` lists (distractors included). The last assistant turn states `task.answer`.
+    what `toolbox` lists (distractors included). The last assistant turn states `task.answer`,
+    framed by `final_answer_message` unless `vary_wording` is off.
     Failed calls are recorded, not raised.
     """
     spec = env.spec
@@ -185,12 +190,35 @@ async def replay_golden(env: Environment, toolbox: Toolbox, *, system_prompt: st
         messages.append(ChatMessage(role="tool", content=result.observation(), tool_call_id=call.id, name=call.name))
         trajectory.steps.append(step)
     trajectory.steps.append(Step(turn=len(trajectory.steps) + 1, message_index=len(messages)))
-    messages.append(ChatMessage(role="assistant", content=spec.task.answer))
+    final = final_answer_message(spec) if vary_wording else spec.task.answer
+    messages.append(ChatMessage(role="assistant", content=final))
     trajectory.messages = messages
-    trajectory.final_answer = spec.task.answer
+    trajectory.final_answer = final
     trajectory.stop_reason = "final_answer"
     trajectory.wall_s = time.perf_counter() - started
     return trajectory
+
+
+# The golden replay's last turn states the task's answer in one of these framings, chosen by the
+# environment id, so a student trained on many replays does not learn a single sentence.
+_FINAL_FRAMES = {
+    "en": ("{answer}", "Here is what I found: {answer}", "Based on the tool results, {answer}", "{answer} (from the lookups above)"),
+    "zh": ("{answer}", "查询结果如下：{answer}", "根据工具返回的信息，{answer}", "{answer}（以上结果来自工具查询）"),
+}
+
+
+def final_answer_message(spec: EnvSpec) -> str:
+    """The golden replay's closing message: `task.answer`, in a framing picked by the environment id and language.
+
+    The answer's text is kept whole, so `answer_in_output` and answer correctness read it as before.
+    """
+    language = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in spec.task.question) else "en"
+    frames = _FINAL_FRAMES[language]
+    frame = frames[int(hashlib.sha256(spec.id.encode()).hexdigest(), 16) % len(frames)]
+    answer = spec.task.answer
+    if language == "en" and frame.startswith("Based") and answer[:1].isupper() and not answer[:2].isupper():
+        answer = answer[0].lower() + answer[1:]
+    return frame.format(answer=answer)
 
 
 def _judge(
@@ -296,7 +324,7 @@ class _Run:
 
     async def golden(self, env: Environment, record_id: str) -> None:
         async with self._toolbox(env) as toolbox:
-            trajectory = await replay_golden(env, toolbox, system_prompt=self.config.system_prompt)
+            trajectory = await replay_golden(env, toolbox, system_prompt=self.config.system_prompt, vary_wording=self.config.vary_wording)
         self._record(trajectory, env.spec, record_id, "golden")
 
     async def agent(self, env: Environment, record_id: str, sample: int) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rl.adapter import AdapterSettings
 from rl.exceptions import TrainingSetupError
 
 
@@ -64,6 +65,9 @@ class SftSettings(BaseModel):
     lr: float = Field(gt=0)
     batch_size: int = Field(ge=1, description="Per-device batch size.")
     max_length: int = Field(ge=16, description="Token limit of a conversation (longer ones are skipped).")
+    adapter: AdapterSettings | None = Field(
+        default=None, description="Train a LoRA adapter on the top layers instead of every weight (None: full fine-tuning)."
+    )
 
 
 class Preset(BaseModel):

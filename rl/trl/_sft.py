@@ -1,6 +1,8 @@
-"""`astra sft train`: TRL's SFTTrainer on the SFT export (OpenAI `messages` + `tools` JSONL).
+"""`astra sft train`: SFT on the export (OpenAI `messages` + `tools` JSONL), full or with an adapter.
 
-Rows are tokenized here, with the model's chat template and each row's own tools, into
+Two recipes share the rows and the loss's tokens. With `SftRecipe.adapter` set, a LoRA adapter
+on the top decoder layers is trained by `rl.adapter_sft` (the cheap cold start); without it,
+TRL's SFTTrainer fine-tunes every weight. Rows are tokenized here, with the model's chat template and each row's own tools, into
 `input_ids` plus `assistant_masks` (1 on tokens the assistant wrote), so the loss covers
 assistant turns only. Pre-tokenizing also keeps per-row structures (tool schemas, call
 arguments whose keys differ between rows) out of Arrow, which would merge them into one
@@ -18,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent_sdk import STUDENT, read_jsonl
 from rl._tokenize import tokenize_conversation
+from rl.adapter import AdapterSettings
 from rl.exceptions import DatasetError, TrainingSetupError
 from rl.presets import CPU_SMALL, Preset
 
@@ -35,12 +38,19 @@ class SftRecipe(BaseModel):
     max_length: int = CPU_SMALL.sft.max_length
     save: bool = True
     torch_threads: int | None = Field(default=CPU_SMALL.torch_threads, ge=1, description="CPU threads for torch.")
+    adapter: AdapterSettings | None = Field(
+        default=CPU_SMALL.sft.adapter, description="Train a LoRA adapter on the top layers (None: every weight, with TRL)."
+    )
+    seed: int = Field(default=0, description="Order of the rows and initial adapter weights.")
 
     @classmethod
     def from_preset(cls, preset: Preset, **settings: Any) -> SftRecipe:
         """A recipe with `preset`'s SFT hyper-parameters; `settings` (those not None) override them."""
         sft = preset.sft
-        fields = {"epochs": sft.epochs, "lr": sft.lr, "batch_size": sft.batch_size, "max_length": sft.max_length, "torch_threads": preset.torch_threads}
+        fields = {
+            "epochs": sft.epochs, "lr": sft.lr, "batch_size": sft.batch_size, "max_length": sft.max_length,
+            "torch_threads": preset.torch_threads, "adapter": sft.adapter,
+        }  # fmt: skip
         return cls(**{**fields, **{k: v for k, v in settings.items() if v is not None}})
 
 
@@ -53,6 +63,9 @@ class SftReport(BaseModel):
     losses: list[float]
     model_dir: str | None
     wall_s: float
+    adapter_dir: str | None = Field(default=None, description="The saved adapter (adapter recipe only).")
+    tokens: int = Field(default=0, description="Tokens of the conversations trained on (repeats per epoch counted).")
+    conversations_per_minute: float = Field(default=0.0, description="Conversations trained per minute of training steps.")
 
 
 def read_sft_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -70,29 +83,27 @@ def _sft_row(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def train_sft(recipe: SftRecipe) -> SftReport:
-    """Fine-tune on the SFT export with TRL's SFTTrainer (assistant tokens only).
+def load_rows(recipe: SftRecipe) -> tuple[list[dict[str, Any]], list[str]]:
+    """The usable rows of `recipe.data` and a problem per bad line, read before any model is loaded.
 
     Raises:
-        TrainingSetupError: when TRL is missing.
         DatasetError: when the file holds no usable row.
     """
-    try:
-        from datasets import Dataset
-        from trl import SFTConfig, SFTTrainer
-    except ImportError as exc:
-        raise TrainingSetupError(f"SFT needs the `train` extra: {exc}") from exc
-    from rl._models import load_model
-
     rows, problems = read_sft_rows(recipe.data)
     if not rows:
         raise DatasetError("\n".join(problems) or f"{recipe.data}: no rows")
-    started = time.monotonic()
-    if recipe.torch_threads is not None:
-        import torch
+    return rows, problems
 
-        torch.set_num_threads(recipe.torch_threads)
-    model, tokenizer = load_model(recipe.model)
+
+def encode_rows(
+    recipe: SftRecipe, tokenizer: Any, rows: list[dict[str, Any]], problems: list[str]
+) -> tuple[list[dict[str, list[int]]], list[str]]:
+    """`rows` as `input_ids` + `assistant_masks`, and `problems` plus one per row longer than `max_length`.
+
+    Raises:
+        DatasetError: when no row fits `max_length`.
+    """
+    problems = list(problems)
     encoded = []
     for row in rows:
         tools = row.get("tools")
@@ -103,6 +114,35 @@ def train_sft(recipe: SftRecipe) -> SftReport:
             problems.append(f"{recipe.data}: a row of {len(sample['input_ids'])} tokens exceeds max_length {recipe.max_length}")
     if not encoded:
         raise DatasetError("\n".join(problems) or f"{recipe.data}: no row fits max_length")
+    return encoded, problems
+
+
+def train_sft(recipe: SftRecipe) -> SftReport:
+    """Fine-tune on the SFT export (assistant tokens only): an adapter (`rl.adapter_sft`) or, without one, TRL's SFTTrainer.
+
+    Raises:
+        TrainingSetupError: when TRL (or peft) is missing.
+        DatasetError: when the file holds no usable row.
+    """
+    if recipe.adapter is not None:
+        from rl.adapter_sft import train_adapter_sft
+
+        return train_adapter_sft(recipe)
+    try:
+        from datasets import Dataset
+        from trl import SFTConfig, SFTTrainer
+    except ImportError as exc:
+        raise TrainingSetupError(f"SFT needs the `train` extra: {exc}") from exc
+    from rl._models import load_model
+
+    rows, problems = load_rows(recipe)
+    started = time.monotonic()
+    if recipe.torch_threads is not None:
+        import torch
+
+        torch.set_num_threads(recipe.torch_threads)
+    model, tokenizer = load_model(recipe.model)
+    encoded, problems = encode_rows(recipe, tokenizer, rows, problems)
     import torch
 
     config = SFTConfig(
@@ -120,7 +160,9 @@ def train_sft(recipe: SftRecipe) -> SftReport:
         disable_tqdm=True,
     )
     trainer = SFTTrainer(model=model, args=config, train_dataset=Dataset.from_list(encoded), processing_class=tokenizer)
+    train_started = time.monotonic()
     result = trainer.train()
+    train_s = time.monotonic() - train_started
     losses = [float(r["loss"]) for r in trainer.state.log_history if "loss" in r]
     model_dir = None
     if recipe.save:
@@ -130,4 +172,6 @@ def train_sft(recipe: SftRecipe) -> SftReport:
     return SftReport(
         rows=len(encoded), skipped=len(problems), steps=int(result.global_step), losses=losses,
         model_dir=model_dir, wall_s=time.monotonic() - started,
+        tokens=sum(len(e["input_ids"]) for e in encoded),
+        conversations_per_minute=60 * min(len(encoded) * recipe.epochs, result.global_step * recipe.batch_size) / max(train_s, 1e-9),
     )

@@ -14,7 +14,7 @@ from agent_sdk import DEFAULT_SYSTEM_PROMPT, FunctionModel, Toolbox, read_jsonl
 from astra_loop import cold_start_data, evaluate
 from astra_loop.evaluate import EvalProtocol
 from mcp_servers import golden_order, load_env
-from rl import DistractorConfig, Embedder, prepare
+from rl import DistractorConfig, Embedder, final_answer_message, prepare
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +60,7 @@ async def test_cold_start_rows_are_rl_cold_starts_episodes_as_evaluation_plays_t
         calls = [c for m in messages if m.get("tool_calls") for c in m["tool_calls"]]
         assert all(isinstance(c["function"]["arguments"], dict) for c in calls)
         assert [c["function"]["name"] for c in calls] == [s.golden_call.tool for s in golden_order(spec)]
-        assert messages[-1] == {"role": "assistant", "content": spec.task.answer}
+        assert messages[-1] == {"role": "assistant", "content": final_answer_message(spec)}
 
 
 async def test_cold_start_rows_replay_against_the_environments_tools(tmp_path: Path, train_envs: Path, embedder: Embedder) -> None:

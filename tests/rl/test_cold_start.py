@@ -33,7 +33,7 @@ from mcp_servers import (
     load_envs,
 )
 from rl import DistractorConfig, Embedder, sample_distractors
-from rl.cold_start import ColdStartConfig, cold_start
+from rl.cold_start import ColdStartConfig, cold_start, final_answer_message
 from rl.sft_files import mix_sft, read_sft_file
 
 pytestmark = pytest.mark.anyio
@@ -102,7 +102,8 @@ async def test_golden_replay_records_real_outputs_in_the_export_format(tmp_path)
         assert [m["content"] for m in tool_messages] == outputs  # the real outputs of a fresh session
         assert [m["tool_call_id"] for m in tool_messages] == [c["id"] for c in calls]
         assert all(answer_in_output(s.answer, m["content"]) for s, m in zip(subtasks, tool_messages, strict=True))
-        assert messages[-1] == {"role": "assistant", "content": spec.task.answer}
+        assert messages[-1] == {"role": "assistant", "content": final_answer_message(spec)}
+        assert spec.task.answer in messages[-1]["content"]
 
     import pyarrow.parquet as pq
 
@@ -158,7 +159,8 @@ async def test_rejection_sampling_keeps_only_f1_one_and_skips_unverified_envs(tm
     assert set(rejected) == {f"{flight_id}/agent/1", f"{weather_id}/agent/0", f"{weather_id}/agent/1"}
     assert rejected[f"{flight_id}/agent/1"]["reward"] == pytest.approx(0.8)  # 2 of 2 solved in 3 calls
     rows = _rows(out / "sft.jsonl")
-    assert [r["messages"][-1]["content"] for r in rows] == ["A52", "It leaves from gate A52.", "light rain"]
+    flight, weather = load_env(paths[0]).spec, load_env(paths[1]).spec
+    assert [r["messages"][-1]["content"] for r in rows] == [final_answer_message(flight), "It leaves from gate A52.", final_answer_message(weather)]
     kept = _rows(out / "trajectories.jsonl")
     assert {t["metadata"]["record_id"]: t["metadata"]["reward"]["reward"] for t in kept} == {
         f"{flight_id}/golden": 1.0, f"{flight_id}/agent/0": 1.0, f"{weather_id}/golden": 1.0}
@@ -277,3 +279,13 @@ async def test_distractors_are_offered_callable_counted_and_part_of_the_record(t
     assert (again.resumed, again.golden.kept, again.distractors_per_env) == (0, 2, 0.0)
     for row in _rows(out / "sft.jsonl"):
         assert [t["function"]["name"] for t in row["tools"]] == [t.name for t in specs[row["messages"][1]["content"]].tools]
+
+
+def test_final_answers_are_framed_in_several_wordings_of_the_task_language():
+    specs = [load_env(d).spec for d in sorted(ENVS.iterdir()) if (d / "env.json").is_file()]
+    finals = [final_answer_message(spec) for spec in specs]
+    assert all(spec.task.answer.lower() in final.lower() for spec, final in zip(specs, finals, strict=True))
+    assert len({final.replace(spec.task.answer, "").replace(spec.task.answer[:1].lower() + spec.task.answer[1:], "")
+                for spec, final in zip(specs, finals, strict=True)}) >= 3  # not one sentence for every task
+    zh = specs[0].model_copy(update={"id": "zh-env", "task": specs[0].task.model_copy(update={"question": "这家诊所在哪个城市？", "answer": "巢湖县"})})
+    assert "巢湖县" in final_answer_message(zh) and final_answer_message(zh) == final_answer_message(zh)

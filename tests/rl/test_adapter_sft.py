@@ -1,0 +1,129 @@
+"""The cheap cold start on SmolLM2-135M (the packaged test model): the loss where the assistant speaks, the adapter
+trained, saved, loaded and merged."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from rl._models import smollm2_gguf
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+SMOLLM2 = str(smollm2_gguf())
+
+CONVERSATION = {
+    "messages": [
+        {"role": "system", "content": "You answer with tools."},
+        {"role": "user", "content": "What is the forecast for Porto?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_forecast", "arguments": "{\"city\": \"Porto\"}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "name": "get_forecast", "content": "sunny, 24 C"},
+        {"role": "assistant", "content": "It will be sunny, 24 C."},
+    ],
+    "tools": [{"type": "function", "function": {"name": "get_forecast", "description": "Forecast for a city.",
+               "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}],
+}
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    import torch
+
+    from rl._models import load_model
+
+    torch.manual_seed(0)
+    return load_model(SMOLLM2)
+
+
+def _sample(tokenizer):
+    from rl._tokenize import tokenize_conversation
+
+    return tokenize_conversation(tokenizer, CONVERSATION["messages"], CONVERSATION["tools"])
+
+
+def test_the_output_layer_runs_only_where_the_assistant_speaks(smollm2):
+    from rl.assistant_loss import assistant_loss
+
+    model, tokenizer = smollm2
+    sample = _sample(tokenizer)
+    rows_seen = []
+    hook = model.get_output_embeddings().register_forward_hook(lambda _m, args, _out: rows_seen.append(args[0].shape[-2]))
+    try:
+        loss, n = assistant_loss(model, sample["input_ids"], sample["assistant_masks"])
+    finally:
+        hook.remove()
+    assert n == sum(sample["assistant_masks"][1:]) and 0 < n < len(sample["input_ids"]) // 2
+    assert rows_seen == [n]  # logits for n positions, not for every token of the conversation
+    assert math.isfinite(float(loss.detach()))
+
+
+def test_its_gradients_are_those_of_the_full_loss_on_the_assistant_tokens(smollm2):
+    import torch
+
+    from rl.assistant_loss import assistant_loss
+
+    model, tokenizer = smollm2
+    sample = _sample(tokenizer)
+    ids = torch.tensor([sample["input_ids"]])
+    labels = ids.masked_fill(torch.tensor([sample["assistant_masks"]]) == 0, -100)
+    watched = [model.model.layers[0].self_attn.q_proj.weight, model.model.layers[-1].mlp.down_proj.weight, model.model.norm.weight]
+
+    model.zero_grad()
+    loss, n = assistant_loss(model, sample["input_ids"], sample["assistant_masks"])
+    (loss / n).backward()
+    cheap = [w.grad.clone() for w in watched]
+    model.zero_grad()
+    full = model(input_ids=ids, labels=labels, use_cache=False).loss  # logits at every position, mean over the labelled ones
+    full.backward()
+    assert torch.allclose(loss / n, full, rtol=1e-5, atol=1e-6)
+    for got, want in zip(cheap, (w.grad for w in watched), strict=True):
+        assert torch.allclose(got, want, rtol=1e-4, atol=1e-7)
+    model.zero_grad()
+
+
+def test_batches_shuffle_by_seed_and_cover_the_epochs():
+    from rl.adapter_sft import batches
+
+    one = batches(5, batch_size=2, epochs=2, max_steps=-1, seed=3)
+    assert one == batches(5, batch_size=2, epochs=2, max_steps=-1, seed=3)
+    assert one != batches(5, batch_size=2, epochs=2, max_steps=-1, seed=4)
+    flat = [i for batch in one for i in batch]
+    assert len(one) == 5 and sorted(flat) == sorted(list(range(5)) * 2)
+    assert len(batches(5, batch_size=2, epochs=1, max_steps=7, seed=0)) == 7
+
+
+def test_the_adapter_trains_only_the_top_layers_and_merges_into_the_same_replies(tmp_path):
+    import torch
+
+    from rl._models import load_model
+    from rl.adapter import AdapterSettings, load_adapted
+    from rl.trl import SftRecipe, train_sft
+
+    data = tmp_path / "sft.jsonl"
+    data.write_text("\n".join([json.dumps(CONVERSATION)] * 4) + "\n")
+    report = train_sft(SftRecipe(
+        data=data, output_dir=tmp_path / "out", model=SMOLLM2, max_steps=3, batch_size=2, lr=5e-3, torch_threads=1,
+        adapter=AdapterSettings(rank=4, alpha=8, top_layers=2),
+    ))  # fmt: skip
+    assert report.steps == 3 and report.rows == 4 and report.conversations_per_minute > 0
+    assert report.losses[-1] < report.losses[0]  # a high rate on one repeated row: the adapter learns it
+    steps = [json.loads(line) for line in (tmp_path / "out/steps.jsonl").read_text().splitlines()]
+    assert [s["step"] for s in steps] == [1, 2, 3]
+    config = json.loads((tmp_path / "out/adapter/adapter_config.json").read_text())
+    base, tokenizer = load_model(SMOLLM2)
+    n_layers = len(base.model.layers)
+    assert sorted(config["layers_to_transform"]) == [n_layers - 2, n_layers - 1] and config["r"] == 4
+
+    prompt = tokenizer.apply_chat_template(CONVERSATION["messages"][:2], tools=CONVERSATION["tools"], add_generation_prompt=True,
+                                           return_tensors="pt", return_dict=True)
+    adapted = load_adapted(base, tmp_path / "out/adapter")
+    merged, _ = load_model(report.model_dir)
+    with torch.no_grad():
+        from_adapter = adapted.generate(**prompt, max_new_tokens=24, do_sample=False)
+        from_merged = merged.generate(**prompt, max_new_tokens=24, do_sample=False)
+    assert from_adapter.tolist() == from_merged.tolist()
+    lora_b = [p for name, p in adapted.named_parameters() if "lora_B" in name]  # zero at the start: training moved it
+    assert lora_b and any(float(p.abs().sum()) > 0 for p in lora_b)

@@ -151,31 +151,44 @@ def is_endpoint_target(target: str | None) -> bool:
 
 
 def is_local_target(target: str | None) -> bool:
-    """Whether `target` names a model to run here (an embedded name, a directory, a .gguf file), not an endpoint."""
+    """Whether `target` names a model to run here (an embedded name, a shipped adapter's name, a directory,
+    an adapter directory, a .gguf file), not an endpoint."""
+    from agent_sdk._adapted import ADAPTED_MODELS
+
     if not target or is_endpoint_target(target):
         return False
-    return target in EMBEDDED_MODELS or Path(target).expanduser().exists()
+    return target in EMBEDDED_MODELS or target in ADAPTED_MODELS or Path(target).expanduser().exists()
 
 
 def local_model_path(target: str | Path) -> Path:
     """The local model `target` names, as a path training can load: an embedded name becomes its
-    cached Hugging Face directory (built on first use); a directory or `.gguf` file is itself.
+    cached Hugging Face directory (built on first use); a shipped adapter's name or an adapter
+    directory becomes the adapter merged into its base (`agent_sdk._adapted`, cached); a
+    directory or `.gguf` file is itself.
 
     Raises:
         UserError: `target` is a URL or names nothing here.
         ModelError: an embedded model could not be built (chunk packages missing or corrupt).
     """
+    from agent_sdk._adapted import ADAPTED_MODELS, is_adapter_dir, merged_adapter_dir
+
     if str(target) in EMBEDDED_MODELS:
         return embedded_model_dir(model=str(target))
+    if str(target) in ADAPTED_MODELS:
+        return merged_adapter_dir(ADAPTED_MODELS[str(target)].adapter)
     if not is_local_target(str(target)):
-        known = "', '".join(EMBEDDED_MODELS)
+        known = "', '".join([*EMBEDDED_MODELS, *ADAPTED_MODELS])
         raise UserError(f"model {target!r}: not '{known}', nor an existing model directory or .gguf file")
+    if is_adapter_dir(target):
+        return merged_adapter_dir(target)
     return Path(target).expanduser()
 
 
 def served_model_name(target: str | Path) -> str:
     """The name a local model is served and recorded under: an embedded model's own, else its directory's name (a file's stem)."""
-    embedded = EMBEDDED_MODELS.get(str(target))
+    from agent_sdk._adapted import ADAPTED_MODELS
+
+    embedded = EMBEDDED_MODELS.get(str(target)) or ADAPTED_MODELS.get(str(target))
     if embedded:
         return embedded.served_name
     path = Path(target).expanduser().resolve()
@@ -275,7 +288,7 @@ def embedded_model_dir(root: Path | None = None, model: EmbeddedModel | str = ST
     if _is_complete(target, spec):
         return target
     models.mkdir(parents=True, exist_ok=True)
-    with _file_lock(models / f".{spec.dir_name}.lock"):
+    with file_lock(models / f".{spec.dir_name}.lock"):
         if _is_complete(target, spec):
             return target
         work = Path(tempfile.mkdtemp(prefix=f".{spec.dir_name}.", dir=models))
@@ -307,7 +320,7 @@ def _is_complete(target: Path, spec: EmbeddedModel) -> bool:
 
 
 @contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path) -> Iterator[None]:
     with path.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:

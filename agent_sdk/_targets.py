@@ -23,6 +23,7 @@ from typing import Literal
 
 import anyio.to_thread
 
+from agent_sdk._adapted import ADAPTED_MODELS
 from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, is_endpoint_target, is_local_target
 from agent_sdk._messages import SamplingSettings
 from agent_sdk._model import ChatModel
@@ -132,6 +133,8 @@ def model_fingerprint(target: str) -> str:
     """
     if target in EMBEDDED_MODELS:
         return f"embedded:{EMBEDDED_MODELS[target].gguf_sha256}"
+    if target in ADAPTED_MODELS:
+        target = str(ADAPTED_MODELS[target].adapter)
     path = Path(target)
     if is_endpoint_target(target) or not path.exists():
         return f"endpoint:{target}"

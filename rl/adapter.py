@@ -12,7 +12,6 @@ vLLM, the local backend and GRPO load like any other.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -90,9 +89,3 @@ def merge_adapter(adapted: Any, tokenizer: Any, out: str | Path) -> Path:
     merged.save_pretrained(str(out))
     tokenizer.save_pretrained(str(out))
     return out
-
-
-def adapter_base(adapter_dir: str | Path) -> str | None:
-    """The base model path an adapter was trained on, as its config records it."""
-    config = json.loads((Path(adapter_dir) / ADAPTER_CONFIG).read_text(encoding="utf-8"))
-    return config.get("base_model_name_or_path")

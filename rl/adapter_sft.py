@@ -12,7 +12,7 @@ Three changes make an SFT step cheaper without changing what is learned from a r
 The rows, their rendering and their assistant masks are the full recipe's (`rl.trl.encode_rows`),
 and so is the schedule: AdamW, linear decay to zero, gradients clipped at norm 1. Every step
 appends a line to `output_dir/steps.jsonl`. The output directory gets `adapter/` (what peft
-saves) and, unless `save` is off, `model/`: the adapter merged into the base weights, which
+saves, plus the tokenizer and chat template it was trained with) and, unless `save` is off, `model/`: the adapter merged into the base weights, which
 serving, GRPO and evaluation load like any model directory.
 """
 
@@ -22,9 +22,11 @@ import json
 import math
 import random
 import time
+from pathlib import Path
 from typing import Any
 
-from rl.adapter import attach_adapter, merge_adapter
+from agent_sdk import EMBEDDED_MODELS
+from rl.adapter import ADAPTER_CONFIG, attach_adapter, merge_adapter
 from rl.assistant_loss import assistant_loss
 from rl.trl._sft import SftRecipe, SftReport, encode_rows, load_rows
 
@@ -44,6 +46,14 @@ def batches(n_rows: int, *, batch_size: int, epochs: float, max_steps: int, seed
     if max_steps <= 0:
         order = order[: math.ceil(epochs * n_rows)]
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)][:steps]
+
+
+def _name_base(adapter_dir: Path, model: str) -> None:
+    """Record the base as the recipe named it: an embedded name stays a name, not this machine's cache path."""
+    config_file = adapter_dir / ADAPTER_CONFIG
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    config["base_model_name_or_path"] = model if model in EMBEDDED_MODELS else str(Path(model).expanduser().resolve())
+    config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def train_adapter_sft(recipe: SftRecipe) -> SftReport:
@@ -99,6 +109,8 @@ def train_adapter_sft(recipe: SftRecipe) -> SftReport:
     adapted.eval()
     adapter_dir = recipe.output_dir / "adapter"
     adapted.save_pretrained(str(adapter_dir))
+    tokenizer.save_pretrained(str(adapter_dir))  # the chat template it was trained with travels with it
+    _name_base(adapter_dir, recipe.model)
     model_dir = str(merge_adapter(adapted, tokenizer, recipe.output_dir / "model")) if recipe.save else None
     return SftReport(
         rows=len(encoded), skipped=len(problems), steps=len(plan), losses=losses, model_dir=model_dir,

@@ -95,35 +95,79 @@ def test_batches_shuffle_by_seed_and_cover_the_epochs():
     assert len(batches(5, batch_size=2, epochs=1, max_steps=7, seed=0)) == 7
 
 
-def test_the_adapter_trains_only_the_top_layers_and_merges_into_the_same_replies(tmp_path):
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """An adapter trained 3 steps on the test conversation at a high rate, so its replies differ from the base's."""
+    from rl.adapter import AdapterSettings
+    from rl.trl import SftRecipe, train_sft
+
+    tmp = tmp_path_factory.mktemp("adapter")
+    data = tmp / "sft.jsonl"
+    data.write_text("\n".join([json.dumps(CONVERSATION)] * 4) + "\n")
+    report = train_sft(SftRecipe(
+        data=data, output_dir=tmp / "out", model=SMOLLM2, max_steps=3, batch_size=2, lr=5e-3, torch_threads=1,
+        adapter=AdapterSettings(rank=4, alpha=8, top_layers=2),
+    ))  # fmt: skip
+    return tmp, report
+
+
+def _prompt(tokenizer):
+    return tokenizer.apply_chat_template(CONVERSATION["messages"][:2], add_generation_prompt=True, return_tensors="pt", return_dict=True)
+
+
+def test_the_adapter_trains_only_the_top_layers_and_merges_into_the_same_replies(trained):
     import torch
 
     from rl._models import load_model
-    from rl.adapter import AdapterSettings, load_adapted
-    from rl.trl import SftRecipe, train_sft
+    from rl.adapter import load_adapted
 
-    data = tmp_path / "sft.jsonl"
-    data.write_text("\n".join([json.dumps(CONVERSATION)] * 4) + "\n")
-    report = train_sft(SftRecipe(
-        data=data, output_dir=tmp_path / "out", model=SMOLLM2, max_steps=3, batch_size=2, lr=5e-3, torch_threads=1,
-        adapter=AdapterSettings(rank=4, alpha=8, top_layers=2),
-    ))  # fmt: skip
+    tmp, report = trained
     assert report.steps == 3 and report.rows == 4 and report.conversations_per_minute > 0
     assert report.losses[-1] < report.losses[0]  # a high rate on one repeated row: the adapter learns it
-    steps = [json.loads(line) for line in (tmp_path / "out/steps.jsonl").read_text().splitlines()]
+    steps = [json.loads(line) for line in (tmp / "out/steps.jsonl").read_text().splitlines()]
     assert [s["step"] for s in steps] == [1, 2, 3]
-    config = json.loads((tmp_path / "out/adapter/adapter_config.json").read_text())
+    config = json.loads((tmp / "out/adapter/adapter_config.json").read_text())
+    assert config["base_model_name_or_path"] == str(smollm2_gguf().resolve())  # the base as named, so the adapter loads anywhere it exists
     base, tokenizer = load_model(SMOLLM2)
     n_layers = len(base.model.layers)
     assert sorted(config["layers_to_transform"]) == [n_layers - 2, n_layers - 1] and config["r"] == 4
 
-    prompt = tokenizer.apply_chat_template(CONVERSATION["messages"][:2], tools=CONVERSATION["tools"], add_generation_prompt=True,
-                                           return_tensors="pt", return_dict=True)
-    adapted = load_adapted(base, tmp_path / "out/adapter")
+    adapted = load_adapted(base, tmp / "out/adapter")
     merged, _ = load_model(report.model_dir)
     with torch.no_grad():
-        from_adapter = adapted.generate(**prompt, max_new_tokens=24, do_sample=False)
-        from_merged = merged.generate(**prompt, max_new_tokens=24, do_sample=False)
+        from_adapter = adapted.generate(**_prompt(tokenizer), max_new_tokens=24, do_sample=False)
+        from_merged = merged.generate(**_prompt(tokenizer), max_new_tokens=24, do_sample=False)
     assert from_adapter.tolist() == from_merged.tolist()
     lora_b = [p for name, p in adapted.named_parameters() if "lora_B" in name]  # zero at the start: training moved it
     assert lora_b and any(float(p.abs().sum()) > 0 for p in lora_b)
+
+
+@pytest.mark.anyio
+async def test_an_adapter_directory_is_served_as_a_model_and_replies_as_its_merged_weights(trained, tmp_path, monkeypatch):
+    import torch
+
+    from agent_sdk import ChatMessage, OpenAIChatModel, SamplingSettings, local_model_path, model_fingerprint, serve_model
+    from rl._models import load_model
+
+    tmp, report = trained
+    monkeypatch.setenv("ASTRA_CACHE_DIR", str(tmp_path / "cache"))
+    adapter = tmp / "out/adapter"
+    merged_dir = local_model_path(adapter)  # merged into its base once, cached by the adapter's content
+    assert merged_dir.parent == tmp_path / "cache/models" and local_model_path(adapter) == merged_dir
+    assert model_fingerprint(str(adapter)) != model_fingerprint(SMOLLM2)
+    from agent_sdk._cpu import cpu_has_bf16
+
+    # in the dtype the local backend serves in: bfloat16 where the CPU has it
+    merged, tokenizer = load_model(report.model_dir, dtype="bfloat16" if cpu_has_bf16() else "float32")
+    with torch.no_grad():
+        prompt = _prompt(tokenizer)
+        ids = merged.generate(**prompt, max_new_tokens=16, do_sample=False)[0, prompt["input_ids"].shape[1]:]
+    expected = tokenizer.decode(ids, skip_special_tokens=True).strip()
+    async with serve_model(adapter, backend="local", startup_timeout_s=300) as served:
+        assert served.model_name == "adapter"
+        async with OpenAIChatModel(served.model_name, base_url=served.base_url, timeout_s=300) as client:
+            response = await client.complete(
+                [ChatMessage(role="system", content=CONVERSATION["messages"][0]["content"]), ChatMessage(role="user", content=CONVERSATION["messages"][1]["content"])],
+                None, settings=SamplingSettings(max_tokens=16, temperature=0),
+            )  # fmt: skip
+    assert (response.message.content or "").strip() == expected

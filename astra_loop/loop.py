@@ -28,7 +28,7 @@ from typing import Any
 
 import anyio
 
-from agent_sdk import TEACHER, VllmOptions, local_model_path, model_from_target
+from agent_sdk import TEACHER, VllmOptions, model_from_target
 from astra_loop.cold_start import cold_start_data
 from astra_loop.config import EXAMPLE_WORLDS, Layout, LoopConfig
 from astra_loop.evaluate import evaluate
@@ -193,8 +193,8 @@ class _Loop:
             envs_dirs=[self.layout.train_envs], sft_files=sft_files, out_dir=self.layout.cold_start / "data",
             distractors=distractors, embedder=self._embedder() if distractors else None,
         )  # fmt: skip
-        model = str(local_model_path(self.config.policy))
-        recipe = SftRecipe.from_preset(self.preset.recipe, data=data.path, output_dir=self.layout.cold_start, model=model)
+        # The policy as named: an adapter records an embedded base by its name, not this machine's cache path.
+        recipe = SftRecipe.from_preset(self.preset.recipe, data=data.path, output_dir=self.layout.cold_start, model=self.config.policy)
         report = await anyio.to_thread.run_sync(lambda: train_sft(recipe))
         return {
             "sft_rows": data.sft_rows, "env_rows": data.env_rows, "duplicates": data.duplicates, "distractors_per_env": data.distractors_per_env,

@@ -97,7 +97,8 @@ ASTRA = Preset(
 )
 
 # Sized for the embedded 0.5B model on 2 CPU cores and measured there end to end by `astra loop`
-# with the 32 example training environments: one SFT epoch, then 20 GRPO steps of 2 prompts x 4
+# with the 32 example training environments: one SFT epoch (a LoRA adapter on the top layers, at
+# the ~10x rate LoRA takes over full fine-tuning; bench/sft_step.py), then 20 GRPO steps of 2 prompts x 4
 # rollouts with only the top 4 decoder layers trained (backward then stops there); the GRPO rate is
 # higher than ASTRA's because a few updates have to move the policy at all. An unanswered rollout
 # keeps half its F1: under F1 alone, 20 steps learned to call on to the turn limit (docs/results.md).
@@ -107,14 +108,14 @@ CPU_SMALL = Preset(
         "A 2-core CPU with the embedded 0.5B model: GRPO 2 prompts x 4 rollouts per step, 20 steps, lr 1e-5, "
         "6 turns, response 384 tokens, top 4 layers trained, batch filling with at most 4 rounds per step, "
         "an unanswered rollout's reward halved; the validation split played every 5 steps (2 seeded episodes per task); "
-        "SFT 1 epoch at 5e-6; 2 torch threads."
+        "SFT 1 epoch of a LoRA adapter (r 16) on the top 8 layers at 2e-4, batches of 4; 2 torch threads."
     ),
     grpo=GrpoSettings(
         prompts_per_step=2, group_size=4, lr=1e-5, max_turns=6, max_prompt_length=4096, max_response_length=384,
         max_tool_response_length=512, delta=0.0, max_fill_rounds=4, max_steps=20, max_reply_tokens=256, train_top_layers=4,
         val_every=5, val_episodes=2, unfinished_reward_scale=0.5,
     ),
-    sft=SftSettings(epochs=1, lr=5e-6, batch_size=2, max_length=2048),
+    sft=SftSettings(epochs=1, lr=2e-4, batch_size=4, max_length=2048, adapter=AdapterSettings(rank=16, alpha=32, top_layers=8)),
     torch_threads=2,
 )
 

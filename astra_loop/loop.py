@@ -54,7 +54,7 @@ def _grpo_summary(engine: str, report: Any, prepared: dict[str, Any]) -> dict[st
         "engine": engine, "steps": report.steps, "episodes": report.episodes, "tool_calls": report.tool_calls,
         "argument_repairs": report.argument_repairs,
         "first_reward": report.rewards[0] if report.rewards else None, "last_reward": report.rewards[-1] if report.rewards else None,
-        "model_dir": report.model_dir, "wall_s": round(report.wall_s, 1), "prepared": prepared,
+        "model_dir": report.model_dir, "best_step": report.best_step, "wall_s": round(report.wall_s, 1), "prepared": prepared,
     }
 
 

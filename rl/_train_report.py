@@ -26,7 +26,10 @@ class TrainReport(BaseModel):
     metrics_path: str
     validation: list[dict[str, Any]] = Field(default_factory=list, description="The validation curve (served: `ValidationRecord`s), when played.")
     plot_path: str | None = None
-    model_dir: str | None = Field(default=None, description="The saved policy (Hugging Face format), when `save`.")
+    model_dir: str | None = Field(
+        default=None, description="The saved policy (Hugging Face format), when `save`; served GRPO with validation: the best validated weights."
+    )
+    best_step: int | None = Field(default=None, description="Served GRPO with validation: the step whose weights `model_dir` holds (0: the starting policy).")
     wall_s: float
 
 

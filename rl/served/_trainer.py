@@ -12,7 +12,9 @@ restarted on the new weights.
 The recipe is the TRL engine's: GRPO groups, adaptive batch filling (`BatchFiller`, surplus
 carried to the next step), no KL, token-mean loss, optionally only the top decoder layers
 trained. A killed run resumes from the last saved step (`state.json`); the optimizer's moments
-and the batch-filling buffer start afresh.
+and the batch-filling buffer start afresh. With a validation split, the run's result is the
+weights with the best validation F1 (`best.json`; the starting policy when no step beats it),
+so a run that drifts away from what the cold start learned does not hand the drift on.
 """
 
 from __future__ import annotations
@@ -114,6 +116,14 @@ class StepRecord(BaseModel):
 class _State(BaseModel):
     steps: int
     """Steps finished; their weights are in `model/`."""
+
+
+class BestCheckpoint(BaseModel):
+    """The weights with the best validation F1 so far (`best.json`); a tie keeps the earlier step."""
+
+    step: int = Field(description="Optimizer steps the weights had taken (0: the starting policy, kept where it is).")
+    reward: float = Field(description="Their validation F1.")
+    model_dir: str = Field(description="Where they are: the starting policy's directory, or `best/`.")
 
 
 class _TaskCycle:
@@ -241,7 +251,8 @@ async def train_served_grpo(recipe: ServedRecipe) -> TrainReport:
         rewards=[float(r["reward"]) for r in records], losses=[float(r["loss"]) for r in records],
         batch_filling=[StepStats.model_validate(r["batch_filling"]) for r in records if r.get("batch_filling")],
         metrics_path=str(run.metrics_path), validation=run.validation, plot_path=str(plot) if plot else None,
-        model_dir=str(run.model_dir) if records else None, wall_s=time.monotonic() - started,
+        model_dir=run.best.model_dir if run.best else str(run.model_dir) if records else None,
+        best_step=run.best.step if run.best else None, wall_s=time.monotonic() - started,
     )
 
 
@@ -260,6 +271,8 @@ class _Run:
         self.val_tasks = val_tasks
         resumed = self.state is not None and self.validation_path.is_file()
         self.validation: list[dict[str, Any]] = read_jsonl(self.validation_path).values if resumed else []
+        self.best_path = recipe.output_dir / "best.json"
+        self.best = BestCheckpoint.model_validate_json(self.best_path.read_bytes()) if resumed and self.best_path.is_file() else None
         self.cycle = _TaskCycle(tasks, recipe.seed + self.done)
         self.filler: BatchFiller[RolloutGroup] = BatchFiller(
             n=recipe.prompts_per_step, rewards=lambda g: g.rewards, delta=recipe.delta, max_rounds=recipe.max_fill_rounds
@@ -293,6 +306,22 @@ class _Run:
         self.validation.append(record.model_dump(mode="json"))
         with self.validation_path.open("a", encoding="utf-8") as fh:
             fh.write(record.model_dump_json() + "\n")
+        if self.best is None or record.reward > self.best.reward:
+            await anyio.to_thread.run_sync(self._keep_best, step, record.reward)
+
+    def _keep_best(self, step: int, reward: float) -> None:
+        """Keep the weights after `step` steps (validated at `reward`) as the run's result."""
+        directory = self.policy_dir
+        if step > 0:
+            # `model/` holds the weights after `step` steps until the next update; copied, then swapped in.
+            best, staging = self.recipe.output_dir / "best", self.recipe.output_dir / ".best-staging"
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(self.model_dir, staging)
+            shutil.rmtree(best, ignore_errors=True)
+            os.replace(staging, best)
+            directory = str(best)
+        self.best = BestCheckpoint(step=step, reward=reward, model_dir=directory)
+        self.best_path.write_text(self.best.model_dump_json(), encoding="utf-8")
 
     async def step(self, step: int, server: _PolicyServer, arena_url: str) -> None:
         recipe = self.recipe

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -92,7 +93,6 @@ async def test_steps_serve_roll_out_update_and_resume(envs_dir, policy_dir, tmp_
     report = await train_served_grpo(recipe)
     assert report.steps == 1 and report.episodes == 2
     assert len(report.rewards) == 1 and 0.0 <= report.rewards[0] <= 1.0
-    assert report.model_dir == str(tmp_path / "run" / "model")
     assert (tmp_path / "run" / "model" / "config.json").is_file()
     first = json.loads((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()[0])
     assert first["step"] == 1 and first["episodes"] == 2 and first["serve_s"] >= 0
@@ -106,6 +106,12 @@ async def test_steps_serve_roll_out_update_and_resume(envs_dir, policy_dir, tmp_
     assert [p["step"] for p in points] == [0, 1, 2] and report.validation == points
     assert all(p["tasks"] == len(val_envs) and p["episodes"] == len(val_envs) for p in points)
     assert all(0.0 <= p[k] <= 1.0 for p in points for k in ("reward", "recall", "answer_correct"))
+    # the result is the best validated weights: the earliest step with the highest validation F1
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    want = next(p for p in points if p["reward"] == max(q["reward"] for q in points))
+    assert (best["step"], best["reward"]) == (want["step"], want["reward"]) and report.best_step == want["step"]
+    assert report.model_dir == best["model_dir"] == (str(policy_dir) if want["step"] == 0 else str(tmp_path / "run" / "best"))
+    assert Path(report.model_dir, "config.json").is_file()
 
 
 @pytest.mark.anyio
@@ -245,3 +251,26 @@ def test_a_groups_shared_prompt_encoded_once_gives_the_same_gradient(policy_dir,
     assert shared.logprob_gap == pytest.approx(separate.logprob_gap, rel=1e-4)
     for a, b in zip(shared_grads, separate_grads, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-6)
+
+
+def test_the_best_validated_weights_are_kept_and_survive_a_resume(tmp_path):
+    from rl.served._trainer import _Run, _State
+
+    start = tmp_path / "cold_start"
+    start.mkdir()
+    recipe = ServedRecipe(data_dir=tmp_path, envs_dir=tmp_path, output_dir=tmp_path / "run", model=str(start), max_steps=4)
+    recipe.output_dir.mkdir()
+    run = _Run(recipe, [], [])
+    run.policy_dir = str(start)
+    run._keep_best(0, 0.25)
+    assert run.best.model_dump() == {"step": 0, "reward": 0.25, "model_dir": str(start)}  # the starting weights stay where they are
+    run.model_dir.mkdir()
+    (run.model_dir / "weights").write_text("after step 2")
+    run._keep_best(2, 0.5)
+    (run.model_dir / "weights").write_text("after step 3")  # the next update overwrites model/, not best/
+    assert (recipe.output_dir / "best" / "weights").read_text() == "after step 2"
+    (recipe.output_dir / "state.json").write_text(_State(steps=3).model_dump_json())
+    (recipe.output_dir / "validation.jsonl").write_text("")
+    (recipe.output_dir / "metrics.jsonl").write_text("")
+    resumed = _Run(recipe, [], [])
+    assert resumed.best.model_dump() == {"step": 2, "reward": 0.5, "model_dir": str(recipe.output_dir / "best")}

@@ -37,8 +37,8 @@ PolicyOption = Annotated[
     typer.Option(
         "--policy",
         help="The policy (the model that acts, is trained or evaluated): an OpenAI-compatible base URL, 'embedded' "
-        "(the student, the default), 'teacher', a Hugging Face directory or a .gguf file. Default: $ASTRA_LLM_BASE_URL, "
-        "else the embedded student.",
+        "(the student, the default), 'student-trained' (the student after the shipped cold start), 'teacher', a Hugging "
+        "Face directory, an adapter directory or a .gguf file. Default: $ASTRA_LLM_BASE_URL, else the embedded student.",
     ),
 ]
 """The flag that names a policy that is played (`agent run`, `demo`, `sft cold-start`)."""
@@ -46,8 +46,8 @@ TrainedPolicyOption = Annotated[
     str | None,
     typer.Option(
         "--policy",
-        help="The policy that is trained (loaded here): 'embedded' (the student, the default), 'teacher', a Hugging Face "
-        "directory or a .gguf file.",
+        help="The policy that is trained (loaded here): 'embedded' (the student, the default), 'student-trained', 'teacher', "
+        "a Hugging Face directory, an adapter directory or a .gguf file.",
     ),
 ]
 """The same flag where the policy is trained (`loop`, `rl prepare|train`, `sft train`): a local model only."""

@@ -15,7 +15,7 @@ from astra_cli._apps import model_app
 
 @model_app.command("serve")
 def serve(
-    model: Annotated[str, typer.Option("--model", help="'embedded' (the student, default), 'teacher' (the 1.5B that synthesis uses) or a Hugging Face model directory.")] = "embedded",
+    model: Annotated[str, typer.Option("--model", help="'embedded' (the student, default), 'student-trained' (the student after the shipped cold start), 'teacher' (the 1.5B that synthesis uses), a Hugging Face model directory or an adapter directory.")] = "embedded",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     name: Annotated[str | None, typer.Option("--name", help="Served model name (default: from the model).")] = None,

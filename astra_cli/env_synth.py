@@ -45,6 +45,10 @@ def synth(
     per_shape: Annotated[int, typer.Option("--per-shape", help="With --world: tasks per path shape, world and language.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="With --world: seed of the walks (the same seed rebuilds the same environments).")] = 0,
     row_cap: Annotated[int, typer.Option("--row-cap", help="With --world: rows read per SQLite table.")] = 40,
+    rewrite: Annotated[
+        bool, typer.Option("--rewrite", help="With --world: the model (--base-url/--model) rewords each question as a user would ask it; "
+                           "a wording stands only when code finds every given value kept and none added.")
+    ] = False,
 ) -> None:
     """Synthesize verified tool environments; re-running resumes from the stores in --out.
 
@@ -56,7 +60,10 @@ def synth(
 
         opts.check_backend(backend)
         choice = opts.ModelChoice(base_url=base_url, model=model, api_key=api_key, backend=backend, max_concurrency=concurrency or 2)
-        synth_worlds(worlds, out, per_world=per_world, per_shape=per_shape, seed=seed, row_cap=row_cap, limit=limit, unsafe=unsafe, choice=choice)
+        synth_worlds(
+            worlds, out, per_world=per_world, per_shape=per_shape, seed=seed, row_cap=row_cap, limit=limit, unsafe=unsafe, choice=choice,
+            rewrite=rewrite,
+        )  # fmt: skip
         return
     from contextlib import AsyncExitStack
 

@@ -98,8 +98,10 @@ def propose(
 
 
 def synth_worlds(sources: list[Path], out: Path, *, per_world: int, per_shape: int, seed: int, row_cap: int, limit: int | None,
-                 unsafe: bool, choice: opts.ModelChoice) -> None:  # fmt: skip
+                 unsafe: bool, choice: opts.ModelChoice, rewrite: bool = False) -> None:  # fmt: skip
     """`astra env synth --world ...`: worlds (and domains, proposed first) -> verified environments in OUT/envs."""
+    from contextlib import AsyncExitStack
+
     import anyio
 
     from mcp_servers import SandboxConfig
@@ -126,8 +128,10 @@ def synth_worlds(sources: list[Path], out: Path, *, per_world: int, per_shape: i
     config = WorldSynthConfig(per_world=per_world, per_shape=per_shape, seed=seed)
 
     async def main() -> Any:
-        async with SandboxConfig.from_env(unsafe=unsafe).build() as sandbox:
-            return await synthesize_from_worlds(worlds, out, config, sandbox=sandbox, embedder=embedder)
+        async with AsyncExitStack() as stack:
+            sandbox = await stack.enter_async_context(SandboxConfig.from_env(unsafe=unsafe).build())
+            rewriter = await stack.enter_async_context(opts.open_model(choice)) if rewrite else None
+            return await synthesize_from_worlds(worlds, out, config, sandbox=sandbox, embedder=embedder, rewriter=rewriter)
 
     try:
         stats = anyio.run(main)
@@ -136,4 +140,6 @@ def synth_worlds(sources: list[Path], out: Path, *, per_world: int, per_shape: i
     typer.echo(f"{stats.written} environments from {stats.worlds} worlds in {out / 'envs'} (all verified over MCP)")
     typer.echo(f"walks {stats.walks}, built {stats.built}; scenarios {json.dumps(stats.scenarios)}; languages {json.dumps(stats.languages)}")
     typer.echo(f"hops {json.dumps(dict(sorted(stats.hops.items())))}; rejected {json.dumps(stats.rejected)}")
+    if rewrite:
+        typer.echo(f"questions reworded by the model: {stats.rewrites.get('kept', 0)} kept, {stats.rewrites.get('refused', 0)} left as templated")
     typer.echo(f"seconds {json.dumps(stats.seconds)}; funnel in {out / 'stats.json'}, rejections in {out / 'rejected.jsonl'}")

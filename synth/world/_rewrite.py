@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 
 from agent_sdk import ChatMessage, SamplingSettings
-from mcp_servers import answer_in_output
+from mcp_servers import Environment, answer_in_output
 from synth.core.values import key_values, whole_values
 
-__all__ = ["rewrite_problem", "rewrite_question"]
+__all__ = ["reword_environment", "rewrite_problem", "rewrite_question"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?。！？]\s*)([A-Z][a-z]+)")
@@ -71,3 +71,28 @@ async def rewrite_question(model: object, question: str, given: Sequence[str], a
     text = (reply.message.content or "").strip().strip('"').strip()
     reason = rewrite_problem(question, text, given, answers)
     return (question, reason) if reason else (text, None)
+
+
+async def reword_environment(model: object, env: Environment) -> tuple[Environment, str | None]:
+    """`env` with its main question as a user would ask it, or `env` unchanged and why.
+
+    The values the question gives are the arguments of the golden calls that depend on nothing
+    (the later hops take theirs from earlier results); the answers it must not state are the
+    sub-answers it does not give. A kept wording must also pass every meaning check.
+    """
+    from synth.env import meaning_findings
+
+    spec = env.spec
+    given = list(dict.fromkeys(
+        str(v) for s in spec.subtasks if s.golden_call is not None and not s.depends_on for v in s.golden_call.arguments.values()
+    ))  # fmt: skip
+    answers = [s.answer for s in spec.subtasks if s.answer not in given]
+    question, reason = await rewrite_question(model, spec.task.question, given, answers, spec.language)
+    if reason is not None:
+        return env, reason
+    fields = spec.model_dump(mode="json", exclude={"id"})
+    fields["task"]["question"] = question
+    reworded = Environment.build(env.code, **fields)
+    if findings := meaning_findings(reworded.spec):
+        return env, "; ".join(f.message for f in findings)
+    return reworded, None

@@ -7,6 +7,8 @@ Kept environments are written to `OUT/envs/`, then verified over MCP in the sand
 there removes the environment (fail closed). `OUT/stats.json` holds the funnel and the spreads,
 `OUT/rejected.jsonl` one line per rejected walk with its stable code. The same worlds, config and
 seed write byte-identical environments; a world whose marker is in `OUT/worlds/` is not redone.
+Given a model (`rewriter`), each kept question is reworded the way a user would ask it, and the
+rewording stands only where code finds every given value kept and none added (`_rewrite`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pydantic import BaseModel, Field
 from mcp_servers import CheckCode, Environment, Sandbox, verify_paths
 from synth.env import duplicate_tool_groups, meaning_findings
 from synth.world._build import build_environment, check_in_process, run_module
+from synth.world._rewrite import reword_environment
 from synth.world._rows import fill_rows
 from synth.world._schema import World
 from synth.world._tools import compile_tools, environment_code
@@ -64,6 +67,7 @@ class WorldSynthStats(BaseModel):
     languages: dict[str, int] = Field(default_factory=dict, description="Written environments by language.")
     hops: dict[str, int] = Field(default_factory=dict, description="Written environments by hops per branch.")
     per_world: dict[str, int] = Field(default_factory=dict, description="Written environments by world.")
+    rewrites: dict[str, int] = Field(default_factory=dict, description="With a rewriter: questions reworded (kept) and left as the template wrote them (refused).")
     seconds: dict[str, float] = Field(default_factory=dict, description="Wall time of building, verifying and the whole run.")
 
 
@@ -154,7 +158,7 @@ class _Questions:
 
 
 async def synthesize_from_worlds(worlds: list[World], out: Path, config: WorldSynthConfig, *, sandbox: Sandbox | None,
-                                 embedder: Any | None = None) -> WorldSynthStats:  # fmt: skip
+                                 embedder: Any | None = None, rewriter: Any | None = None) -> WorldSynthStats:  # fmt: skip
     """Build, check, write and verify the environments of `worlds` into `out`.
 
     Args:
@@ -164,6 +168,7 @@ async def synthesize_from_worlds(worlds: list[World], out: Path, config: WorldSy
         sandbox: the sandbox `verify` runs the tools in; None skips the MCP verify (the code-path
             replay still runs), which only benchmarks and tests of the code path should do.
         embedder: a sentence-transformers model for the near-duplicate and duplicate-tool rules.
+        rewriter: a `ChatModel` that rewords each kept question as a user would ask it (None: the templates stand).
 
     Raises:
         ValueError: when two worlds share a name.
@@ -182,7 +187,7 @@ async def synthesize_from_worlds(worlds: list[World], out: Path, config: WorldSy
         marker = markers / f"{world.name}.json"
         if not marker.is_file():
             t0 = time.perf_counter()
-            done = await _world(world, config, envs_dir, sandbox, embedder)
+            done = await _world(world, config, envs_dir, sandbox, embedder, rewriter)
             world_build_s = done.pop("build_s")
             build_s += world_build_s
             verify_s += time.perf_counter() - t0 - world_build_s
@@ -197,9 +202,16 @@ async def synthesize_from_worlds(worlds: list[World], out: Path, config: WorldSy
     return stats
 
 
-async def _world(world: World, config: WorldSynthConfig, envs_dir: Path, sandbox: Sandbox | None, embedder: Any | None) -> dict[str, Any]:
+async def _world(
+    world: World, config: WorldSynthConfig, envs_dir: Path, sandbox: Sandbox | None, embedder: Any | None, rewriter: Any | None
+) -> dict[str, Any]:
     t0 = time.perf_counter()
     envs, rejections, hops = build_world_envs(world, config, embedder)
+    rewrites: Counter[str] = Counter()
+    if rewriter is not None:
+        for i, env in enumerate(envs):
+            envs[i], refused = await reword_environment(rewriter, env)
+            rewrites["refused" if refused else "kept"] += 1
     written: dict[Path, int] = {}
     for i, (env, hop) in enumerate(zip(envs, hops, strict=True)):
         path = envs_dir / f"{world.name}-{env.spec.language}-{i:04d}"
@@ -215,7 +227,7 @@ async def _world(world: World, config: WorldSynthConfig, envs_dir: Path, sandbox
                 code = r.codes[0] if len(r.codes) == 1 else f"verify_failed:{','.join(r.codes)}"
                 rejections.append(_Rejection(world=world.name, language="-", scenario="-", code=code, message=message))
     left = {p.name: hop for p, hop in written.items() if p.is_dir()}
-    return {"envs": left, "walks": len(envs) + len(rejections), "build_s": build_s,
+    return {"envs": left, "walks": len(envs) + len(rejections), "build_s": build_s, "rewrites": dict(rewrites),
             "rejections": [r.model_dump() for r in rejections]}  # fmt: skip
 
 
@@ -229,6 +241,8 @@ def _count(stats: WorldSynthStats, done: dict[str, Any], envs_dir: Path, *, veri
         stats.per_world[world] = stats.per_world.get(world, 0) + 1
         stats.hops[str(hop)] = stats.hops.get(str(hop), 0) + 1
     stats.walks += done["walks"]
+    for outcome, n in done.get("rewrites", {}).items():
+        stats.rewrites[outcome] = stats.rewrites.get(outcome, 0) + n
     stats.built += len(done["envs"]) + sum(r["language"] == "-" and r["code"] != "duplicate_tool" for r in done["rejections"])
     stats.written += len(done["envs"])
     stats.verified += len(done["envs"]) if verified else 0

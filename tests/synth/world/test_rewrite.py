@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from agent_sdk import FunctionModel
@@ -42,3 +45,28 @@ async def test_the_template_stands_when_the_model_adds_a_value():
 async def test_a_good_rewrite_is_kept():
     model = FunctionModel.from_replies("How much a day is the car on rental REN-8827?")
     assert await rewrite_question(model, Q, ["REN-8827"], ["USD 73.69"], "en") == ("How much a day is the car on rental REN-8827?", None)
+
+
+@pytest.mark.anyio
+async def test_the_pipeline_keeps_a_reworded_question_only_where_its_values_survive(tmp_path):
+    from synth.world import WorldSynthConfig, load_world_file, synthesize_from_worlds
+
+    world = load_world_file(Path(__file__).resolve().parents[3] / "examples" / "worlds" / "car_rental.yaml")
+
+    def reword(messages, _tools, _settings):
+        question = messages[-1].content.rsplit("\n\n", 1)[1]
+        # Every other question gets a wording that keeps its values; the rest lose their first value.
+        reword.calls += 1
+        if reword.calls % 2:
+            return "Quick one: " + question
+        return "Could you look something up for me?"
+
+    reword.calls = 0
+    config = WorldSynthConfig(per_world=8)
+    stats = await synthesize_from_worlds([world], tmp_path / "a", config, sandbox=None, rewriter=FunctionModel(reword))
+    plain = await synthesize_from_worlds([world], tmp_path / "b", config, sandbox=None)
+    assert stats.rewrites == {"kept": 4, "refused": 4} and plain.rewrites == {}
+    questions = sorted(json.loads(p.read_text())["task"]["question"] for p in (tmp_path / "a" / "envs").glob("*/env.json"))
+    templated = sorted(json.loads(p.read_text())["task"]["question"] for p in (tmp_path / "b" / "envs").glob("*/env.json"))
+    assert sum(q.startswith("Quick one: ") for q in questions) == 4
+    assert {q.removeprefix("Quick one: ") for q in questions} == set(templated)  # the refused ones kept the template's wording

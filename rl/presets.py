@@ -98,7 +98,9 @@ ASTRA = Preset(
 
 # Sized for the embedded 0.5B model on 2 CPU cores and measured there end to end by `astra loop`
 # with the 32 example training environments: one SFT epoch (a LoRA adapter on the top layers, at
-# the ~10x rate LoRA takes over full fine-tuning; bench/sft_step.py), then 20 GRPO steps of 2 prompts x 4
+# the ~10x rate LoRA takes over full fine-tuning; bench/sft_step.py; 4,096 tokens, as GRPO's prompts:
+# a world environment with its banded distractors offers ~17 tools, and half of 268 such
+# conversations exceeded 2,048), then 20 GRPO steps of 2 prompts x 4
 # rollouts with only the top 4 decoder layers trained (backward then stops there); the GRPO rate is
 # higher than ASTRA's because a few updates have to move the policy at all. An unanswered rollout
 # keeps half its F1: under F1 alone, 20 steps learned to call on to the turn limit (docs/results.md).
@@ -115,7 +117,7 @@ CPU_SMALL = Preset(
         max_tool_response_length=512, delta=0.0, max_fill_rounds=4, max_steps=20, max_reply_tokens=256, train_top_layers=4,
         val_every=5, val_episodes=2, unfinished_reward_scale=0.5,
     ),
-    sft=SftSettings(epochs=1, lr=2e-4, batch_size=4, max_length=2048, adapter=AdapterSettings(rank=16, alpha=32, top_layers=8)),
+    sft=SftSettings(epochs=1, lr=2e-4, batch_size=4, max_length=4096, adapter=AdapterSettings(rank=16, alpha=32, top_layers=8)),
     torch_threads=2,
 )
 

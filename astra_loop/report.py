@@ -34,6 +34,17 @@ def env_funnel(layout: Layout) -> list[tuple[str, int, int]]:
     return [(r["stage"], int(r["seen"]), int(r["accepted"])) for r in stats.get("funnel", [])]
 
 
+def world_funnel_lines(stats: dict[str, Any]) -> list[str]:
+    """Synthesis from worlds (`synth.world`'s `stats.json`): the funnel, the spreads and the rejections by code."""
+    spread = "; ".join(f"{name} {json.dumps(stats.get(name, {}), ensure_ascii=False)}" for name in ("scenarios", "languages", "hops"))
+    lines = [f"From {stats.get('worlds', 0)} worlds: {stats.get('walks', 0)} walks, {stats.get('built', 0)} built, "
+             f"{stats.get('written', 0)} written, {stats.get('verified', 0)} verified over MCP; {spread}.", ""]  # fmt: skip
+    rejected = stats.get("rejected") or {}
+    if rejected:
+        lines += _table(["rejected walks", "count"], [[code, str(n)] for code, n in sorted(rejected.items(), key=lambda kv: -kv[1])]) + [""]
+    return lines
+
+
 def sft_funnel(layout: Layout) -> dict[str, int]:
     """The SFT synthesis funnel (servers → chains → tasks → trajectories kept)."""
     stats = _json(layout.synth_sft / "stats.json") or {}
@@ -195,11 +206,19 @@ def render_report(out: Path, stage_names: list[str]) -> Path:
         lines += [f"![funnel]({plot_funnel(env_rows, sft, layout.plots / 'funnel.png').relative_to(out)})", ""]
         lines += _table(["environment stage", "seen", "accepted"], [[n, str(s), str(a)] for n, s, a in env_rows]) + [""]
         lines += _table(["SFT step", "count"], [[k, str(v)] for k, v in sft.items()]) + [""]
-    else:
+    worlds = _json(layout.synth_worlds / "stats.json")
+    if worlds:
+        lines += world_funnel_lines(worlds)
+    if not (env_rows or sft or worlds):
         lines += ["No synthesis statistics yet.", ""]
     for name in ("verify", "cold_start"):
         if name in records and records[name].summary:
             lines += [f"{name}: " + ", ".join(f"{k} = {v}" for k, v in records[name].summary.items() if not isinstance(v, (list, dict))), ""]
+    cold = records["cold_start"].summary if "cold_start" in records else {}
+    offered = int(cold.get("sft_rows", 0)) + int(cold.get("env_rows", 0))
+    if cold.get("trained_rows") is not None and int(cold["trained_rows"]) < offered:
+        lines += [f"**Warning:** the cold start trained on {cold['trained_rows']} of {offered} conversations; "
+                  "the others exceed the preset's SFT `max_length`.", ""]  # fmt: skip
 
     steps, validation = grpo_records(layout), grpo_records(layout, "validation.jsonl")
     lines += ["## GRPO reward", ""]

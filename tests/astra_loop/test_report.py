@@ -114,3 +114,21 @@ def test_an_f1_gain_from_fewer_calls_is_flagged(tmp_path: Path) -> None:
     assert "Protocol: 4 episodes per environment, seeds 1000..1003, temperature 0.6, top-p 0.95" in text
     assert "**Warning:** trained gains F1 over base (+0.270) with lower subtask recall and answer correctness" in text
     assert "| trained − base | 0.270 [0.270, 0.270] * | -0.500 [-0.500, -0.500] * |" in text
+
+
+def test_a_world_run_tables_its_funnel_and_says_when_the_cold_start_left_rows_out(tmp_path: Path) -> None:
+    out = tmp_path / "worlds"
+    layout = Layout(out)
+    book = StageBook(out)
+    book.finish(StageRecord(name="synth", finished_at="2026-12-01T10:00:00+00:00", wall_s=1.0))
+    summary = {"sft_rows": 0, "env_rows": 268, "trained_rows": 137}
+    book.finish(StageRecord(name="cold_start", finished_at="2026-12-01T10:00:00+00:00", wall_s=9.0, summary=summary))
+    layout.synth_worlds.mkdir(parents=True)
+    stats = {"worlds": 15, "walks": 773, "built": 268, "written": 268, "verified": 268, "scenarios": {"single_hop": 75},
+             "languages": {"zh": 187, "en": 81}, "hops": {"1": 148}, "rejected": {"ambiguous_question": 101, "repeated_shape": 182}}
+    (layout.synth_worlds / "stats.json").write_text(json.dumps(stats))
+    text = render_report(out, list(STAGE_NAMES)).read_text()
+    assert "From 15 worlds: 773 walks, 268 built, 268 written, 268 verified over MCP" in text
+    assert text.index("| repeated_shape | 182 |") < text.index("| ambiguous_question | 101 |")
+    assert "No synthesis statistics yet." not in text
+    assert "the cold start trained on 137 of 268 conversations" in text

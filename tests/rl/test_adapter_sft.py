@@ -4,6 +4,7 @@ trained, saved, loaded and merged."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import math
 
 import pytest
@@ -14,18 +15,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 SMOLLM2 = str(smollm2_gguf())
 
-CONVERSATION = {
-    "messages": [
-        {"role": "system", "content": "You answer with tools."},
-        {"role": "user", "content": "What is the forecast for Porto?"},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "get_forecast", "arguments": "{\"city\": \"Porto\"}"}}]},
-        {"role": "tool", "tool_call_id": "c1", "name": "get_forecast", "content": "sunny, 24 C"},
-        {"role": "assistant", "content": "It will be sunny, 24 C."},
-    ],
-    "tools": [{"type": "function", "function": {"name": "get_forecast", "description": "Forecast for a city.",
-               "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}],
-}
+CONVERSATION = json.loads((Path(__file__).parent / "data" / "forecast_conversation.json").read_text())
+"""One tool call and its result, then the answer: the conversation both SFT recipes are tested on."""
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
-from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, cache_dir, embedded_model_dir, is_endpoint_target, is_local_target, load_causal_lm, load_tokenizer, local_model_path
+from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, embedded_model_dir, is_endpoint_target, load_causal_lm, load_tokenizer
 from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
     SFT_FILES,
@@ -19,9 +19,11 @@ from agent_sdk._export import (
 from agent_sdk._function_model import FunctionModel, ModelRequest
 from agent_sdk._jsonl import JsonlContent, JsonlProblem, JsonlRow, OnProblem, format_validation_error, read_jsonl
 from agent_sdk._local import LocalChatModel
+from agent_sdk._local_targets import is_local_target, local_model_path
 from agent_sdk._mcp_tools import McpTools
 from agent_sdk._messages import ArgumentRepair, ChatMessage, ModelResponse, SampledTokens, SamplingSettings, TokenChoice, ToolCall, Usage
 from agent_sdk._model import ChatModel, ModelProfile, WrapperModel, merge_settings
+from agent_sdk._model_cache import cache_dir
 from agent_sdk._openai import OpenAIChatModel, RetryPolicy
 from agent_sdk._request_guard import RequestGuard
 from agent_sdk._serve import ServedModel, VllmOptions, find_vllm_python, serve_model

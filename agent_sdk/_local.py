@@ -27,7 +27,8 @@ import anyio
 import anyio.to_thread
 
 from agent_sdk._cpu import cpu_has_bf16
-from agent_sdk._embedded import STUDENT, load_causal_lm, local_model_path, served_model_name
+from agent_sdk._embedded import STUDENT, load_causal_lm
+from agent_sdk._local_targets import local_model_path, served_model_name
 from agent_sdk._messages import ChatMessage, ModelResponse, SampledTokens, SamplingSettings, Usage
 from agent_sdk._model import ModelProfile, merge_settings
 from agent_sdk._schema_subset import map_schemas

@@ -28,7 +28,9 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent_sdk._cpu import cpu_has_bf16
-from agent_sdk._embedded import STUDENT, cache_dir, local_model_path, served_model_name
+from agent_sdk._embedded import STUDENT
+from agent_sdk._local_targets import local_model_path, served_model_name
+from agent_sdk._model_cache import cache_dir
 from agent_sdk.exceptions import ModelError, UserError
 
 __all__ = ["ServedModel", "VllmOptions", "find_vllm_python", "serve_model", "vllm_command", "vllm_env"]

@@ -7,8 +7,7 @@ installed (as `astra demo` does), else in this process by the transformers backe
 target at all, `$ASTRA_LLM_BASE_URL` is used when set, and otherwise the caller's default
 embedded model is started (the teacher for synthesis and judges, the student for a policy),
 and the user is told so. `local_model_path` is the same reading for code that loads weights
-itself (training); both live beside the table of embedded models (`agent_sdk._embedded`), the one
-code that reads an embedded name.
+itself (training); it lives in `agent_sdk._local_targets`, the one code that reads a local model's name.
 """
 
 from __future__ import annotations
@@ -24,7 +23,8 @@ from typing import Literal
 import anyio.to_thread
 
 from agent_sdk._adapted import ADAPTED_MODELS
-from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, is_endpoint_target, is_local_target
+from agent_sdk._embedded import EMBEDDED_MODELS, STUDENT, is_endpoint_target
+from agent_sdk._local_targets import is_local_target
 from agent_sdk._messages import SamplingSettings
 from agent_sdk._model import ChatModel
 from agent_sdk._openai import ENV_BASE_URL, OpenAIChatModel

@@ -28,7 +28,7 @@ from typing import Any
 from agent_sdk import EMBEDDED_MODELS
 from rl.adapter import ADAPTER_CONFIG, attach_adapter, merge_adapter
 from rl.assistant_loss import assistant_loss
-from rl.trl._sft import SftRecipe, SftReport, encode_rows, load_rows
+from rl.sft_recipe import SftRecipe, SftReport, encode_rows, load_rows
 
 __all__ = ["batches", "train_adapter_sft"]
 

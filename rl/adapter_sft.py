@@ -75,7 +75,7 @@ def train_adapter_sft(recipe: SftRecipe) -> SftReport:
     torch.manual_seed(recipe.seed)
     model, tokenizer = load_model(recipe.model)
     encoded, problems = encode_rows(recipe, tokenizer, rows, problems)
-    adapted = attach_adapter(model, recipe.adapter)
+    adapted = attach_adapter(model, recipe.adapter, tokenizer)
     adapted.train()
     trainable = [p for p in adapted.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=recipe.lr, weight_decay=0.0)

@@ -86,9 +86,40 @@ def test_batches_shuffle_by_seed_and_cover_the_epochs():
     assert len(batches(5, batch_size=2, epochs=1, max_steps=7, seed=0)) == 7
 
 
+def test_the_rows_of_the_output_tokens_train_beside_the_adapter_and_nothing_below_it():
+    import torch
+
+    from rl._models import load_model
+    from rl.adapter import AdapterSettings, attach_adapter, output_token_rows
+    from rl.assistant_loss import assistant_loss
+
+    model, tokenizer = load_model(SMOLLM2)
+    model.lm_head.weight = torch.nn.Parameter(model.lm_head.weight.detach().clone())  # untied, as the embedded student's
+    model.config.tie_word_embeddings = False
+    tokens = ("<|im_start|>", "<|im_end|>", "<no such token>")
+    ids = sorted(tokenizer.convert_tokens_to_ids(t) for t in tokens[:2])
+    assert output_token_rows(model, tokenizer, tokens) == {"lm_head": ids}  # a token the vocabulary lacks is left out
+    head, embedding = model.lm_head.weight.detach().clone(), model.get_input_embeddings().weight.detach().clone()
+
+    adapted = attach_adapter(model, AdapterSettings(rank=4, alpha=8, top_layers=2, output_tokens=tokens), tokenizer)
+    trainable = [(name, p) for name, p in adapted.named_parameters() if p.requires_grad]
+    assert {"lora" in name or "trainable_tokens" in name for name, _ in trainable} == {True}
+    assert not any("embed_tokens" in name for name, _ in trainable)  # backward still stops at the adapted layers
+    sample = _sample(tokenizer)
+    loss, n = assistant_loss(adapted, sample["input_ids"], sample["assistant_masks"])
+    (loss / n).backward()
+    optimizer = torch.optim.AdamW([p for _, p in trainable], lr=1e-2)
+    optimizer.step()
+    merged = adapted.merge_and_unload()
+    changed = torch.nonzero((merged.lm_head.weight.detach() - head).abs().sum(dim=1)).flatten().tolist()
+    assert changed == ids  # those rows, and no other row of the output layer
+    assert torch.equal(merged.get_input_embeddings().weight.detach(), embedding)
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """An adapter trained 3 steps on the test conversation at a high rate, so its replies differ from the base's."""
+    """An adapter trained 3 steps on the test conversation at a high rate, so its replies differ from the base's,
+    with the row of the assistant's end-of-turn token trained too (tied to the input embedding in SmolLM2)."""
     from rl.adapter import AdapterSettings
     from rl.trl import SftRecipe, train_sft
 
@@ -97,7 +128,7 @@ def trained(tmp_path_factory):
     data.write_text("\n".join([json.dumps(CONVERSATION)] * 4) + "\n")
     report = train_sft(SftRecipe(
         data=data, output_dir=tmp / "out", model=SMOLLM2, max_steps=3, batch_size=2, lr=5e-3, torch_threads=1,
-        adapter=AdapterSettings(rank=4, alpha=8, top_layers=2),
+        adapter=AdapterSettings(rank=4, alpha=8, top_layers=2, output_tokens=("<|im_end|>",)),
     ))  # fmt: skip
     return tmp, report
 

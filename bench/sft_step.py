@@ -6,8 +6,9 @@ a world-only cold start trains on. Both recipes train the embedded student on th
 the same number of steps, nothing saved:
 
 - **full**: TRL's SFTTrainer, every weight, logits at every position, rows padded per batch;
-- **adapter**: `rl.adapter_sft`, a LoRA adapter on the top layers, logits only where the
-  assistant speaks, one unpadded conversation per forward pass.
+- **adapter**: `rl.adapter_sft`, a LoRA adapter on the top layers (and the output rows of the
+  tool-call tags), logits only where the assistant speaks, one unpadded conversation per forward pass;
+- **adapter, bf16 autocast**: the same under bfloat16 autocast, where the CPU computes bf16 natively.
 
 Only the training steps are timed (model loading and tokenizing are not). Target: adapter >= 4x full.
 
@@ -58,12 +59,16 @@ def main() -> None:
         adapter = AdapterSettings(rank=args.rank, alpha=2 * args.rank, top_layers=args.top_layers)
         full = train_sft(SftRecipe(output_dir=Path(tmp) / "full", adapter=None, lr=5e-6, **common))
         cheap = train_sft(SftRecipe(output_dir=Path(tmp) / "adapter", adapter=adapter, lr=1e-4, **common))
+        bf16 = adapter.model_copy(update={"bf16_autocast": True})
+        mixed = train_sft(SftRecipe(output_dir=Path(tmp) / "adapter-bf16", adapter=bf16, lr=1e-4, **common))
     tokens = full.tokens / max(1, full.rows)
     print(f"rows {full.rows} (mean {tokens:.0f} tokens), {args.steps} steps of {args.batch_size}, {args.threads} threads")
     print(f"full fine-tuning (TRL, all weights):        {full.conversations_per_minute:7.2f} conversations/min")
     print(f"adapter (LoRA r={args.rank}, top {args.top_layers} layers):        {cheap.conversations_per_minute:7.2f} conversations/min")
-    ratio = cheap.conversations_per_minute / max(full.conversations_per_minute, 1e-9)
-    print(f"ratio adapter / full: {ratio:.2f}x (target >= 4x); 256 conversations: {256 / cheap.conversations_per_minute:.1f} min")
+    print(f"adapter, {mixed.precision}:{' ' * max(1, 28 - len(mixed.precision))}{mixed.conversations_per_minute:7.2f} conversations/min")
+    for name, run in (("adapter", cheap), (f"adapter {mixed.precision}", mixed)):
+        ratio = run.conversations_per_minute / max(full.conversations_per_minute, 1e-9)
+        print(f"ratio {name} / full: {ratio:.2f}x (target >= 4x); 256 conversations: {256 / run.conversations_per_minute:.1f} min")
 
 
 if __name__ == "__main__":

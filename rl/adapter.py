@@ -50,6 +50,10 @@ class AdapterSettings(BaseModel):
         default=("<tool_call>", "</tool_call>"),
         description="Tokens whose output-layer rows are trained too (those the vocabulary has): the student's tool-call tags are untrained.",
     )
+    bf16_autocast: bool = Field(
+        default=False,
+        description="Compute forward and backward under bfloat16 autocast where the hardware has bf16 (a CPU with AVX512-BF16 or AMX, a GPU); the adapter and its optimizer stay float32.",
+    )
 
 
 def _decoder_layers(model: Any) -> int:

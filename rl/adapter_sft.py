@@ -9,7 +9,10 @@ Three changes make an SFT step cheaper without changing what is learned from a r
 - **one conversation per forward pass**: no padding to the longest row of a batch; a batch
   accumulates its rows' gradients and takes the token mean over them, as TRL's loss does.
 
-The rows, their rendering and their assistant masks are the full recipe's (`rl.trl.encode_rows`),
+With `AdapterSettings.bf16_autocast`, forward and backward run under bfloat16 autocast where the
+hardware computes bf16 natively (the report's `precision` says which ran); elsewhere, float32.
+
+The rows, their rendering and their assistant masks are the full recipe's (`rl.sft_recipe.encode_rows`),
 and so is the schedule: AdamW, linear decay to zero, gradients clipped at norm 1. Every step
 appends a line to `output_dir/steps.jsonl`. The output directory gets `adapter/` (what peft
 saves, plus the tokenizer and chat template it was trained with) and, unless `save` is off, `model/`: the adapter merged into the base weights, which
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_sdk import EMBEDDED_MODELS
+from agent_sdk._cpu import cpu_has_bf16
 from rl.adapter import ADAPTER_CONFIG, attach_adapter, merge_adapter
 from rl.assistant_loss import assistant_loss
 from rl.sft_recipe import SftRecipe, SftReport, encode_rows, load_rows
@@ -46,6 +50,11 @@ def batches(n_rows: int, *, batch_size: int, epochs: float, max_steps: int, seed
     if max_steps <= 0:
         order = order[: math.ceil(epochs * n_rows)]
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)][:steps]
+
+
+def step_precision(device: str, bf16_autocast: bool) -> str:
+    """What a step computes in on `device`: bfloat16 autocast only where asked for and native there."""
+    return "bfloat16 autocast" if bf16_autocast and (device != "cpu" or cpu_has_bf16()) else "float32"
 
 
 def _name_base(adapter_dir: Path, model: str) -> None:
@@ -77,6 +86,8 @@ def train_adapter_sft(recipe: SftRecipe) -> SftReport:
     encoded, problems = encode_rows(recipe, tokenizer, rows, problems)
     adapted = attach_adapter(model, recipe.adapter, tokenizer)
     adapted.train()
+    device = next(adapted.parameters()).device.type
+    precision = step_precision(device, recipe.adapter.bf16_autocast)
     trainable = [p for p in adapted.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=recipe.lr, weight_decay=0.0)
     plan = batches(len(encoded), batch_size=recipe.batch_size, epochs=recipe.epochs, max_steps=recipe.max_steps, seed=recipe.seed)
@@ -92,7 +103,8 @@ def train_adapter_sft(recipe: SftRecipe) -> SftReport:
         total = sum(int(sum(encoded[i]["assistant_masks"][1:])) for i in batch)
         loss_sum = 0.0
         for i in batch:
-            loss, n = assistant_loss(adapted, encoded[i]["input_ids"], encoded[i]["assistant_masks"])
+            with torch.autocast(device, dtype=torch.bfloat16, enabled=precision != "float32"):
+                loss, n = assistant_loss(adapted, encoded[i]["input_ids"], encoded[i]["assistant_masks"])
             if n:
                 (loss / total).backward()
                 loss_sum += float(loss.detach())
@@ -115,5 +127,5 @@ def train_adapter_sft(recipe: SftRecipe) -> SftReport:
     return SftReport(
         rows=len(encoded), skipped=len(problems), steps=len(plan), losses=losses, model_dir=model_dir,
         wall_s=time.monotonic() - started, adapter_dir=str(adapter_dir), tokens=tokens,
-        conversations_per_minute=60 * sum(map(len, plan)) / max(train_s, 1e-9),
+        conversations_per_minute=60 * sum(map(len, plan)) / max(train_s, 1e-9), precision=precision,
     )  # fmt: skip

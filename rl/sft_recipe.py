@@ -65,6 +65,7 @@ class SftReport(BaseModel):
     adapter_dir: str | None = Field(default=None, description="The saved adapter (adapter recipe only).")
     tokens: int = Field(default=0, description="Tokens of the conversations trained on (repeats per epoch counted).")
     conversations_per_minute: float = Field(default=0.0, description="Conversations trained per minute of training steps.")
+    precision: str = Field(default="float32", description="What the steps computed in: float32, or bfloat16 autocast.")
 
 
 def read_sft_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:

@@ -116,6 +116,24 @@ def test_the_rows_of_the_output_tokens_train_beside_the_adapter_and_nothing_belo
     assert torch.equal(merged.get_input_embeddings().weight.detach(), embedding)
 
 
+def test_bf16_autocast_runs_only_where_bf16_is_native_and_still_learns(tmp_path):
+    from agent_sdk._cpu import cpu_has_bf16
+    from rl.adapter import AdapterSettings
+    from rl.adapter_sft import step_precision
+    from rl.trl import SftRecipe, train_sft
+
+    assert step_precision("cpu", False) == "float32" and step_precision("cuda", True) == "bfloat16 autocast"
+    assert step_precision("cpu", True) == ("bfloat16 autocast" if cpu_has_bf16() else "float32")
+    data = tmp_path / "sft.jsonl"
+    data.write_text("\n".join([json.dumps(CONVERSATION)] * 2) + "\n")
+    report = train_sft(SftRecipe(
+        data=data, output_dir=tmp_path / "out", model=SMOLLM2, max_steps=3, batch_size=2, lr=5e-3, torch_threads=1, save=False,
+        adapter=AdapterSettings(rank=4, alpha=8, top_layers=2, bf16_autocast=True),
+    ))  # fmt: skip
+    assert report.precision == step_precision("cpu", True)
+    assert report.losses[-1] < report.losses[0]
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """An adapter trained 3 steps on the test conversation at a high rate, so its replies differ from the base's,

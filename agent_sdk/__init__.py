@@ -3,6 +3,7 @@
 from agent_sdk._agent import DEFAULT_SYSTEM_PROMPT, Agent
 from agent_sdk._combined import CombinedTools
 from agent_sdk._connections import McpServer, server_from_target
+from agent_sdk._cpu import cpu_has_bf16
 from agent_sdk._embedded import EMBEDDED_MODEL_NAME, EMBEDDED_MODELS, STUDENT, TEACHER, EmbeddedModel, embedded_model_dir, is_endpoint_target, load_causal_lm, load_tokenizer
 from agent_sdk._env_dirs import env_servers
 from agent_sdk._export import (
@@ -120,6 +121,7 @@ __all__ = [
     "ServedModel",
     "VllmOptions",
     "cache_dir",
+    "cpu_has_bf16",
     "embedded_model_dir",
     "find_vllm_python",
     "is_endpoint_target",

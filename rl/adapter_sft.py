@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_sdk import EMBEDDED_MODELS
-from agent_sdk._cpu import cpu_has_bf16
+from agent_sdk import EMBEDDED_MODELS, cpu_has_bf16
 from rl.adapter import ADAPTER_CONFIG, attach_adapter, merge_adapter
 from rl.assistant_loss import assistant_loss
 from rl.sft_recipe import SftRecipe, SftReport, encode_rows, load_rows

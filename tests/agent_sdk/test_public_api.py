@@ -11,7 +11,7 @@ CORE = {
     "ToolboxError", "Trajectory", "Usage", "UserError", "parse_arguments", "parse_tool_calls", "read_openai_jsonl",
     "read_sft_parquet", "read_trajectories_jsonl", "server_from_target", "sft_record", "write_openai_jsonl",
     "write_sft_parquet", "write_trajectories_jsonl", "SFT_FILES", "write_sft_files",
-    "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "cache_dir", "embedded_model_dir", "find_vllm_python",
+    "EMBEDDED_MODEL_NAME", "LocalChatModel", "ServedModel", "VllmOptions", "cache_dir", "cpu_has_bf16", "embedded_model_dir", "find_vllm_python",
     "is_endpoint_target", "is_local_target", "load_causal_lm", "load_tokenizer", "local_model_path", "model_fingerprint",
     "model_from_target", "serve_model",
     "EMBEDDED_MODELS", "STUDENT", "TEACHER", "EmbeddedModel",

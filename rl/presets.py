@@ -110,7 +110,7 @@ CPU_SMALL = Preset(
         "A 2-core CPU with the embedded 0.5B model: GRPO 2 prompts x 4 rollouts per step, 20 steps, lr 1e-5, "
         "6 turns, response 384 tokens, top 4 layers trained, batch filling with at most 4 rounds per step, "
         "an unanswered rollout's reward halved; the validation split played every 5 steps (2 seeded episodes per task); "
-        "SFT 1 epoch of a LoRA adapter (r 16) on the top 8 layers at 2e-4, batches of 4; 2 torch threads."
+        "SFT 1 epoch of a LoRA adapter (r 16) on the top 8 layers and the tool-call tags' output rows at 2e-4, batches of 4; 2 torch threads."
     ),
     grpo=GrpoSettings(
         prompts_per_step=2, group_size=4, lr=1e-5, max_turns=6, max_prompt_length=4096, max_response_length=384,

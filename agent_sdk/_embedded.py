@@ -40,7 +40,6 @@ __all__ = [
     "TEACHER",
     "EmbeddedModel",
     "assemble_embedded_gguf",
-    "cache_dir",
     "embedded_model",
     "embedded_model_dir",
     "is_endpoint_target",

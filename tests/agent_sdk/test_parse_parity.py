@@ -127,7 +127,7 @@ print(json.dumps({"project_package_stubbed": not hasattr(sys.modules["agent_sdk"
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_vllm_plugin_hands_on_what_structured_calls_gives():
-    from agent_sdk._embedded import STUDENT, cache_dir
+    from agent_sdk import STUDENT, cache_dir
     from agent_sdk._serve import _TOOL_PARSER_PLUGIN, DEFAULT_VLLM_PYTHON, find_vllm_python
 
     python = find_vllm_python()

@@ -45,6 +45,11 @@ class LoopPreset(BaseModel):
     )
     distractors_per_band: int = Field(default=2, ge=0, description="Banded distractor tools per band and in-scope tool (ASTRA: 2).")
     world_envs: int = Field(default=48, ge=1, description="Environments the synth stage builds from --world sources, spread over the worlds.")
+    val_world_envs: int = Field(
+        default=0, ge=0,
+        description="World environments GRPO validates on, held apart from every training stage: the training worlds walked "
+        "with another seed, no training question among them (0, or a run without worlds: a seeded share of the training environments).",
+    )
     min_synth_envs: int = Field(default=10, ge=0, description="Synthesized training environments below which the report warns that training is mostly other data.")
 
     def with_overrides(self, fields: Mapping[str, Any]) -> LoopPreset:
@@ -66,11 +71,11 @@ def _merge(base: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
 PRESETS: dict[str, LoopPreset] = {
     "cpu-small": LoopPreset(
         name="cpu-small", recipe=CPU_SMALL, synth_rows=8, sft_rollouts_per_server=4, synth_concurrency=8,
-        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, eval_episodes=2, distractors_per_band=1,
+        eval_max_turns=6, eval_concurrency=16, eval_max_tokens=256, eval_episodes=2, distractors_per_band=1, val_world_envs=8,
     ),
     "astra": LoopPreset(
         name="astra", recipe=ASTRA, synth_rows=400, sft_rollouts_per_server=None, synth_concurrency=64,
-        eval_max_turns=32, eval_concurrency=64, eval_max_tokens=4096, world_envs=5000,
+        eval_max_turns=32, eval_concurrency=64, eval_max_tokens=4096, world_envs=5000, val_world_envs=256,
     ),
 }
 """The named presets: `cpu-small` (2 cores, the embedded model: 96 minutes measured with the 32 example
@@ -136,6 +141,10 @@ class Layout:
         self.overlap = out / "overlap.jsonl"
         self.cold_start = out / "cold_start"
         """Cold-start data (data/sft.jsonl) and the SFT model (model/)."""
+        self.val_worlds = out / "val_worlds"
+        """GRPO's held-out world environments: the training worlds walked with another seed (envs/), and the ones kept (kept/)."""
+        self.grpo_envs = out / "grpo_envs"
+        """What GRPO's arena serves: the training environments and the held-out validation ones."""
         self.rl_data = out / "rl_data"
         self.grpo = out / "grpo"
         """GRPO run: metrics.jsonl, reward_curve.png, model/."""

@@ -33,6 +33,7 @@ from astra_loop.cold_start import cold_start_data
 from astra_loop.config import EXAMPLE_WORLDS, Layout, LoopConfig
 from astra_loop.evaluate import evaluate
 from astra_loop.exceptions import LoopConfigError, StageError
+from astra_loop.held_out import held_out_world_envs
 from astra_loop.overlap import check_separation
 from astra_loop.report import render_report
 from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
@@ -73,7 +74,7 @@ class _Loop:
         # Synthesis keeps its stores: they resume by id, and they hold hours of teacher calls.
         outputs = {
             "verify": (layout.verify_json, layout.train_envs), "audit": (layout.overlap,), "cold_start": (layout.cold_start,),
-            "grpo": (layout.rl_data, layout.grpo), "evaluate": (layout.eval,),
+            "grpo": (layout.val_worlds, layout.grpo_envs, layout.rl_data, layout.grpo), "evaluate": (layout.eval,),
         }  # fmt: skip
         return [Stage(name=n, run=getattr(self, n), outputs=outputs.get(n, ())) for n in STAGE_NAMES]
 
@@ -138,6 +139,21 @@ class _Loop:
         async with SandboxConfig.from_env().build() as sandbox:
             stats = await synthesize_from_worlds(worlds, self.layout.synth_worlds, config, sandbox=sandbox)
         return stats.written
+
+    def _built_worlds(self) -> list[Any]:
+        """The worlds the synth stage built from: the --world sources and the worlds it had proposed for domain lists."""
+        from synth.world import load_world_file, read_sources
+
+        found = read_sources(self.config.worlds or [EXAMPLE_WORLDS])
+        proposed = sorted((self.layout.synth_worlds / "proposed").glob("*.json"))
+        return [*found.worlds, *(load_world_file(p) for p in proposed)]
+
+    async def _held_out_world_envs(self) -> Path | None:
+        """GRPO's validation environments, none of which any stage trains on (None: the run built none from worlds)."""
+        wanted, layout = self.preset.val_world_envs, self.layout
+        if not wanted or not (layout.synth_worlds / "envs").is_dir():
+            return None
+        return await held_out_world_envs(self._built_worlds(), layout.train_envs, layout.val_worlds, wanted=wanted, seed=self.config.seed)
 
     async def verify(self) -> dict[str, Any]:
         from mcp_servers import SandboxConfig, load_env, verify_paths
@@ -216,15 +232,23 @@ class _Loop:
         if not p.grpo and cfg.engine != "verl":
             # A machine that cannot carry GRPO still measures what the cold start did.
             return {"engine": cfg.engine, "skipped": "the preset runs no GRPO: the cold-start model is evaluated", "steps": 0, "model_dir": model}
+        held_out = await self._held_out_world_envs()
+        # The arena serves the validation environments beside the training ones.
+        envs = self.layout.train_envs
+        if held_out is not None:
+            envs = self.layout.grpo_envs
+            shutil.rmtree(envs, ignore_errors=True)
+            for root in (self.layout.train_envs, held_out):
+                shutil.copytree(root, envs, dirs_exist_ok=True)
         # Rows whose prompt (tools and distractors included) exceeds the trainer's limit are rejected, not truncated.
         limit = PromptLimit(tokenizer=model, max_prompt_length=p.recipe.grpo.max_prompt_length)
         prepared = await anyio.to_thread.run_sync(
             lambda: prepare(self.layout.train_envs, self.layout.rl_data, seed=cfg.seed,
                             distractors=self._distractors(), embedder=self._embedder(),
-                            prompt_limit=limit)
+                            prompt_limit=limit, val_envs=held_out)
         )
         seeded = {} if cfg.engine == "verl" else {"seed": cfg.seed}
-        result = await train_grpo(cfg.engine, p.recipe, self.layout.rl_data, self.layout.train_envs, self.layout.grpo, model, **seeded)
+        result = await train_grpo(cfg.engine, p.recipe, self.layout.rl_data, envs, self.layout.grpo, model, **seeded)
         if isinstance(result, int):
             if result != 0:
                 raise StageError(f"veRL exited with status {result}; logs under {self.layout.grpo}")

@@ -229,11 +229,15 @@ def prepare(
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
     tool_docs: str | Path | None = None,
     prompt_limit: PromptLimit | None = None,
+    val_envs: str | Path | None = None,
 ) -> PrepareReport:
     """Write `train.parquet`/`val.parquet` (veRL) and `train.jsonl`/`val.jsonl` (TRL) into `out`.
 
     The split is by environment (seeded); validation gets at least one environment when
-    there are two or more. `distractors.json` records every environment's sample.
+    there are two or more. With `val_envs`, validation is those environments instead (held apart
+    from everything `envs_dir` trains on) and every environment of `envs_dir` trains; their
+    distractors are drawn from both, the training ones' from `envs_dir` alone, so the training
+    split is the one `prepare` writes without them. `distractors.json` records every environment's sample.
     `tool_docs` (ingested tool documentation, JSONL) widens the similarity pool. With
     `prompt_limit`, rows whose prompt (with their tools) exceeds it are left out before the
     split, counted as `prompt_too_long` and listed in `rejected.jsonl`.
@@ -245,12 +249,21 @@ def prepare(
     import pyarrow.parquet as pq
 
     envs = load_envs(envs_dir)
+    held = load_envs(val_envs) if val_envs is not None else []
+    shared = sorted({e.spec.id for e in envs} & {e.spec.id for e in held})
+    if shared:
+        raise DatasetError(f"{val_envs}: validation environments also under {envs_dir}: {shared[:5]}")
     try:
         docs = pool_tools_from_docs(tool_docs) if tool_docs is not None else []
     except (OSError, ValueError) as exc:
         raise DatasetError(str(exc)) from exc
-    sampled = sample_distractors(envs, distractors or DistractorConfig(seed=seed), embedder=embedder, docs=docs)
-    tasks = build_tasks(envs, sampled, system_prompt=system_prompt)
+    config = distractors or DistractorConfig(seed=seed)
+    sampled = sample_distractors(envs, config, embedder=embedder, docs=docs)
+    held_ids = {e.spec.id for e in held}
+    if held:
+        pooled = sample_distractors([*envs, *held], config, embedder=embedder, docs=docs)
+        sampled |= {k: v for k, v in pooled.items() if k in held_ids}
+    tasks = build_tasks([*envs, *held], sampled, system_prompt=system_prompt)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     longest: int | None = None
@@ -258,14 +271,17 @@ def prepare(
     if prompt_limit is not None:
         if isinstance(prompt_limit.tokenizer, str):
             prompt_limit = replace(prompt_limit, tokenizer=load_prompt_tokenizer(prompt_limit.tokenizer))
-        tasks, longest, rejected = _fit_prompts(tasks, {e.spec.id: e for e in envs}, prompt_limit)
+        tasks, longest, rejected = _fit_prompts(tasks, {e.spec.id: e for e in [*envs, *held]}, prompt_limit)
         with (out / "rejected.jsonl").open("w", encoding="utf-8") as fh:
             for record in rejected:
                 fh.write(json.dumps(record) + "\n")
-    order = list(range(len(tasks)))
-    random.Random(seed).shuffle(order)
-    n_val = min(len(tasks) - 1, max(1, round(len(tasks) * val_fraction))) if len(tasks) > 1 else 0
-    splits = {"val": [tasks[i] for i in order[:n_val]], "train": [tasks[i] for i in order[n_val:]]}
+    if held:
+        splits = {"val": [t for t in tasks if t.env_id in held_ids], "train": [t for t in tasks if t.env_id not in held_ids]}
+    else:
+        order = list(range(len(tasks)))
+        random.Random(seed).shuffle(order)
+        n_val = min(len(tasks) - 1, max(1, round(len(tasks) * val_fraction))) if len(tasks) > 1 else 0
+        splits = {"val": [tasks[i] for i in order[:n_val]], "train": [tasks[i] for i in order[n_val:]]}
     files = []
     for split, rows in splits.items():
         verl_rows = [t.verl_row(i, split) for i, t in enumerate(rows)]
@@ -282,7 +298,7 @@ def prepare(
     if prompt_limit is not None:
         files.append(str(out / "rejected.jsonl"))
     return PrepareReport(
-        train=len(splits["train"]), val=len(splits["val"]), files=files, distractors_per_env=total / max(1, len(envs)),
+        train=len(splits["train"]), val=len(splits["val"]), files=files, distractors_per_env=total / max(1, len(envs) + len(held)),
         max_prompt_length=prompt_limit.max_prompt_length if prompt_limit else None, prompt_tokens_max=longest,
         rejected={"prompt_too_long": len(rejected)} if rejected else {},
     )

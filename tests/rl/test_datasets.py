@@ -116,3 +116,19 @@ def test_prompt_limit_loads_the_policy_tokenizer_by_name(envs_dir, tokenizer_dir
     assert report.prompt_tokens_max is not None and report.prompt_tokens_max > 100
     with pytest.raises(DatasetError, match="no such model directory"):
         prepare(envs_dir, tmp_path / "x", prompt_limit=PromptLimit(tokenizer=str(tmp_path / "missing"), max_prompt_length=10))
+
+
+def test_held_out_validation_environments_leave_every_training_row_as_it_was(envs, tmp_path):
+    train_dir, val_dir = tmp_path / "train", tmp_path / "val"
+    for env in envs[:3]:
+        env.write(train_dir / env.spec.id)
+    envs[3].write(val_dir / envs[3].spec.id)
+    prepare(train_dir, tmp_path / "alone", seed=1)
+    report = prepare(train_dir, tmp_path / "apart", seed=1, val_envs=val_dir)
+    assert (report.train, report.val) == (3, 1)
+    assert [t.env_id for t in read_trl_tasks(tmp_path / "apart" / "val.jsonl")] == [envs[3].spec.id]
+    # Every training environment trains, with the very row (distractors included) written without the held-out ones.
+    rows = lambda out, *splits: sorted(line for s in splits for line in (tmp_path / out / f"{s}.jsonl").read_text().splitlines())  # noqa: E731
+    assert rows("apart", "train") == rows("alone", "train", "val")
+    with pytest.raises(DatasetError, match="also under"):
+        prepare(train_dir, tmp_path / "twice", val_envs=train_dir / envs[0].spec.id)

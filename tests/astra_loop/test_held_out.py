@@ -26,6 +26,8 @@ async def test_held_out_environments_share_no_id_or_question_with_training(tmp_p
     assert not {e.spec.id for e in held} & {e.spec.id for e in training}
     assert not {e.spec.task.question for e in held} & {e.spec.task.question for e in training}
     assert all(e.spec.source.kind == "world" for e in held)
+    # Every scenario is validated on, multi-hop included.
+    assert {e.spec.task.scenario for e in held} == {"single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop"}
     # A training set that already holds every environment of the held-out walk leaves nothing to validate on.
     with pytest.raises(StageError, match="also a training one"):
         await held_out_world_envs([world], tmp_path / "val" / "envs", tmp_path / "again", wanted=4, seed=0)

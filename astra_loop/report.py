@@ -72,7 +72,7 @@ def step_lines(records: list[dict[str, Any]]) -> list[str]:
             f"{r.get('clip_fraction', 0.0):.3f}", f"{r.get('rollout_s', 0.0):.0f}", f"{r.get('update_s', 0.0):.0f}",
             f"{r.get('serve_s', 0.0) + r.get('save_s', 0.0):.0f}",
         ])  # fmt: skip
-    headers = ["step", "reward", "trained reward", "valid groups", "episodes", "tool calls", "unanswered", "gap |Δlogp|", "KL", "clipped",
+    headers = ["step", "reward", "trained reward", "valid groups", "episodes", "tool calls", "unanswered", "logprob gap", "KL", "clipped",
                "rollout s", "update s", "serve+save s"]  # fmt: skip
     return _table(headers, rows) + [""]
 

@@ -38,8 +38,8 @@ def plot_rewards(
 ) -> Path | None:
     """A reward-curve PNG from logged records, with the validation curve beside it when given (None when nothing was logged).
 
-    `validation`: `ValidationRecord`s as dicts; their recall and answer correctness are drawn
-    against the same step axis (step 0: the starting policy).
+    `validation`: `ValidationRecord`s as dicts; their F1 (what the kept checkpoint is chosen by),
+    recall and answer correctness are drawn against the same step axis (step 0: the starting policy).
     """
     points = [(r["step"], r["reward"]) for r in records if "reward" in r]
     if not points:
@@ -52,16 +52,16 @@ def plot_rewards(
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label="training reward (F1)")
     val = sorted(validation or [], key=lambda r: r["step"])
-    for key, label in (("recall", "validation recall"), ("answer_correct", "validation answer correctness")):
+    for key, label in (("reward", "validation F1"), ("recall", "validation recall"), ("answer_correct", "validation answer correctness")):
         if val:
             ax.plot([r["step"] for r in val], [r[key] for r in val], marker="s", linestyle="--", label=label)
     ax.set_xlabel("GRPO step")
     ax.set_ylabel("mean over episodes")
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 1.15)  # every curve is a mean of per-episode scores in [0, 1]; the top leaves room for the legend
     ax.set_title(title)
     ax.grid(alpha=0.3)
     if val:
-        ax.legend(fontsize="small")
+        ax.legend(fontsize="small", loc="upper center", ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -104,7 +104,7 @@ def train(
     out: Path = typer.Option(Path("runs/grpo"), help="Output directory (checkpoints, metrics.jsonl, reward_curve.png)."),
     preset: Optional[str] = typer.Option(None, help=_PRESET_HELP),
     policy: TrainedPolicyOption = None,
-    max_steps: Optional[int] = typer.Option(None, help="TRL/served: optimizer steps (preset; cpu-small: 6, astra: 200)."),
+    max_steps: Optional[int] = typer.Option(None, help="TRL/served: optimizer steps (preset; cpu-small: 20, astra: 200)."),
     prompts_per_step: Optional[int] = typer.Option(None, help="Prompts per step (= PPO mini-batch; astra: 256)."),
     group_size: Optional[int] = typer.Option(None, help="Rollouts per prompt (GRPO group)."),
     max_completion_length: Optional[int] = typer.Option(None, help="Token budget of a multi-turn response (astra: 49,152)."),

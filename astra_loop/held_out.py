@@ -12,16 +12,19 @@ from __future__ import annotations
 import random
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from astra_loop.exceptions import StageError
 
+if TYPE_CHECKING:
+    from synth.world import World
 
-async def held_out_world_envs(worlds: list[Any], train_envs: Path, out: Path, *, wanted: int, seed: int) -> Path:
+
+async def held_out_world_envs(worlds: list[World], train_envs: Path, out: Path, *, wanted: int, seed: int) -> Path:
     """Build `wanted` held-out environments of `worlds` into `out/kept` and return that directory.
 
     Args:
-        worlds: the worlds the training environments were built from (`synth.world.World`).
+        worlds: the worlds the training environments were built from.
         train_envs: the training environments (none of their ids or main questions is kept).
         out: where the walk writes (`envs/`, `worlds/`, `stats.json`) and the kept ones go (`kept/`).
         wanted: how many to keep, one world at a time in turn, each turn asking the next scenario.

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -38,6 +38,9 @@ from astra_loop.overlap import check_separation
 from astra_loop.report import render_report
 from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
 from rl import DistractorConfig
+
+if TYPE_CHECKING:
+    from synth.world import World
 
 ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
 """`agent_sdk.model_from_target`'s signature: `(target, *, model_name, settings, max_concurrency, default, ...)`, a `ChatModel` as a context manager."""
@@ -140,7 +143,7 @@ class _Loop:
             stats = await synthesize_from_worlds(worlds, self.layout.synth_worlds, config, sandbox=sandbox)
         return stats.written
 
-    def _built_worlds(self) -> list[Any]:
+    def _built_worlds(self) -> list[World]:
         """The worlds the synth stage built from: the --world sources and the worlds it had proposed for domain lists."""
         from synth.world import load_world_file, read_sources
 

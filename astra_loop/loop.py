@@ -40,7 +40,7 @@ from astra_loop.stages import Stage, StageBook, StageRecord, run_stages
 from rl import DistractorConfig
 
 if TYPE_CHECKING:
-    from synth.world import World
+    from synth.world import World, WorldSources
 
 ModelOpener = Callable[..., AbstractAsyncContextManager[Any]]
 """`agent_sdk.model_from_target`'s signature: `(target, *, model_name, settings, max_concurrency, default, ...)`, a `ChatModel` as a context manager."""
@@ -119,23 +119,16 @@ class _Loop:
     async def _synth_worlds(self) -> int:
         """Environments from the --world sources, by code (a model only proposes the worlds of a domain list)."""
         from mcp_servers import SandboxConfig
-        from synth.world import (
-            WorldSynthConfig,
-            load_world_file,
-            propose_worlds,
-            read_sources,
-            synthesize_from_worlds,
-        )
+        from synth.world import WorldSynthConfig, propose_worlds, read_sources, synthesize_from_worlds
 
         cfg = self.config
         # Given nothing to train on, the loop builds from the example worlds: synthesis by code needs no model.
         found = read_sources(cfg.worlds or [EXAMPLE_WORLDS])
-        worlds = list(found.worlds)
         if found.domains:
             opened = self.open_model(cfg.generator, model_name=cfg.generator_model, max_concurrency=self.preset.synth_concurrency, default=TEACHER.target)
             async with opened as llm:
-                results = await propose_worlds(llm, found.domains, self.layout.synth_worlds / "proposed", concurrency=self.preset.synth_concurrency)
-            worlds += [load_world_file(self.layout.synth_worlds / "proposed" / f"{r.world.name}.json") for r in results if r.world is not None]
+                await propose_worlds(llm, found.domains, self.layout.synth_worlds / "proposed", concurrency=self.preset.synth_concurrency)
+        worlds = self._built_worlds(found)
         if not worlds:
             raise StageError("no world to build environments from: every domain was refused")
         config = WorldSynthConfig(per_world=-(-self.preset.world_envs // len(worlds)), seed=cfg.seed)
@@ -143,11 +136,11 @@ class _Loop:
             stats = await synthesize_from_worlds(worlds, self.layout.synth_worlds, config, sandbox=sandbox)
         return stats.written
 
-    def _built_worlds(self) -> list[World]:
-        """The worlds the synth stage built from: the --world sources and the worlds it had proposed for domain lists."""
+    def _built_worlds(self, found: WorldSources | None = None) -> list[World]:
+        """The worlds the synth stage builds from: the --world sources (`found`, else read again) and the worlds proposed for their domain lists."""
         from synth.world import load_world_file, read_sources
 
-        found = read_sources(self.config.worlds or [EXAMPLE_WORLDS])
+        found = found or read_sources(self.config.worlds or [EXAMPLE_WORLDS])
         proposed = sorted((self.layout.synth_worlds / "proposed").glob("*.json"))
         return [*found.worlds, *(load_world_file(p) for p in proposed)]
 

@@ -19,6 +19,7 @@ from mcp_servers import load_env
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "envs"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth" / "env"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synth" / "world"))
 
 
 def copy_envs(names: list[str], dest: Path) -> Path:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from envscript import Script
 from typer.testing import CliRunner
+from world_proposal import clinic_proposal
 
 from agent_sdk import FunctionModel
 from astra_cli import app
@@ -250,3 +251,19 @@ async def test_redo_removes_the_stage_outputs_so_nothing_stale_resumes(tmp_path:
     assert not (config.out / "grpo").exists() and not (config.out / "eval").exists(), "GRPO state and evaluations of the old run are gone"
     assert (config.out / "cold_start" / "model" / "w.bin").is_file(), "stages before the redone one keep their outputs"
     assert (config.out / "synth_env").is_dir() or not config.knowledge
+
+
+async def test_a_domain_list_is_proposed_into_a_world_the_synth_stage_builds_from(tmp_path: Path, eval_envs: Path) -> None:
+
+    @asynccontextmanager
+    async def scripted(target: str, **options: object):
+        yield FunctionModel.from_replies(json.dumps(clinic_proposal(), ensure_ascii=False))
+
+    domains = tmp_path / "domains.jsonl"
+    domains.write_text(json.dumps({"domain": "在线医疗（挂号、问诊）"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    config = LoopConfig(out=tmp_path / "run", worlds=[domains], eval_envs=eval_envs, generator="http://127.0.0.1:9/v1",
+                        preset=preset("cpu-small").with_overrides({"world_envs": 8}))  # fmt: skip
+    records = await run_loop(config, until="verify", models=scripted)
+    assert (tmp_path / "run" / "synth_worlds" / "proposed" / "clinic_visits.json").is_file()
+    assert records[0].summary["world_environments"] >= 6
+    assert records[1].summary["sources"]["world"] == records[1].summary["passed"] == records[0].summary["world_environments"]

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from synth.world import World, fill_rows
+
+# The scripted proposals (`world_proposal`) are imported by name, here and by the loop's tests.
+sys.path.insert(0, str(Path(__file__).parent))
 
 RENTAL = {
     "name": "car_rental",

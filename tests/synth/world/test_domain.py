@@ -5,31 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from world_proposal import clinic_proposal
 
 from agent_sdk import FunctionModel
 from synth.world import domain_language, fill_rows, propose_world
-
-
-def _proposal(**changes) -> dict:
-    proposal = {
-        "name": "clinic_visits",
-        "entities": [
-            {"name": "doctor", "label": "医生", "fields": [
-                {"name": "name", "label": "姓名", "type": "name"},
-                {"name": "specialty", "label": "科室", "type": "enum", "vocabulary": "specialties"}]},
-            {"name": "patient", "label": "患者", "fields": [
-                {"name": "name", "label": "姓名", "type": "name"},
-                {"name": "phone", "label": "电话", "type": "code"}]},
-            {"name": "visit", "label": "就诊记录", "fields": [
-                {"name": "patient_id", "label": "患者", "type": "ref", "ref": "patient"},
-                {"name": "doctor_id", "label": "医生", "type": "ref", "ref": "doctor"},
-                {"name": "visit_date", "label": "就诊日期", "type": "date"},
-                {"name": "fee", "label": "费用", "type": "money", "currency": "CNY", "min": 20, "max": 800}]},
-        ],
-        "vocabularies": [{"name": "specialties", "values": ["内科", "外科", "儿科", "眼科", "皮肤科"]}],
-    }  # fmt: skip
-    proposal.update(changes)
-    return proposal
 
 
 def test_domain_language():
@@ -38,9 +17,9 @@ def test_domain_language():
 
 @pytest.mark.anyio
 async def test_a_refused_proposal_is_sent_back_with_the_error_then_accepted():
-    bad = _proposal()
+    bad = clinic_proposal()
     bad["entities"][2]["fields"][1]["ref"] = "physician"
-    model = FunctionModel.from_replies(json.dumps(bad, ensure_ascii=False), json.dumps(_proposal(), ensure_ascii=False))
+    model = FunctionModel.from_replies(json.dumps(bad, ensure_ascii=False), json.dumps(clinic_proposal(), ensure_ascii=False))
     result = await propose_world(model, "在线医疗（挂号、问诊）")
     assert result.world is not None and result.calls == 2 and result.language == "zh"
     retry = model.requests[1].messages[-1].content
@@ -53,7 +32,7 @@ async def test_a_refused_proposal_is_sent_back_with_the_error_then_accepted():
 
 @pytest.mark.anyio
 async def test_a_world_with_too_few_relations_is_refused():
-    flat = _proposal()
+    flat = clinic_proposal()
     flat["entities"][2]["fields"] = flat["entities"][2]["fields"][2:]
     model = FunctionModel.from_replies(*[json.dumps(flat, ensure_ascii=False)] * 3)
     result = await propose_world(model, "在线医疗（挂号、问诊）")
@@ -62,7 +41,7 @@ async def test_a_world_with_too_few_relations_is_refused():
 
 @pytest.mark.anyio
 async def test_english_labels_for_a_chinese_domain_are_refused():
-    english = _proposal()
+    english = clinic_proposal()
     english["entities"][0]["label"] = "doctor"
     model = FunctionModel.from_replies(*[json.dumps(english, ensure_ascii=False)] * 3)
     result = await propose_world(model, "在线医疗（挂号、问诊）")
@@ -71,7 +50,7 @@ async def test_english_labels_for_a_chinese_domain_are_refused():
 
 @pytest.mark.anyio
 async def test_a_vocabulary_named_but_not_listed_is_asked_for_on_its_own():
-    nameless = _proposal()
+    nameless = clinic_proposal()
     nameless["entities"][0].update(name="clinic", label="诊所")
     nameless["entities"][2]["fields"][1]["ref"] = "clinic"
     nameless["vocabularies"] = []
@@ -89,7 +68,7 @@ async def test_a_vocabulary_named_but_not_listed_is_asked_for_on_its_own():
 
 @pytest.mark.anyio
 async def test_a_vocabulary_the_model_cannot_list_refuses_the_world():
-    nameless = _proposal()
+    nameless = clinic_proposal()
     nameless["vocabularies"] = []
     model = FunctionModel.from_replies(json.dumps(nameless, ensure_ascii=False), *[json.dumps({"values": ["内科", "内科", "内科"]})] * 3)
     result = await propose_world(model, "在线医疗（挂号、问诊）")
@@ -98,7 +77,7 @@ async def test_a_vocabulary_the_model_cannot_list_refuses_the_world():
 
 @pytest.mark.anyio
 async def test_names_written_in_chinese_are_spelled_in_pinyin():
-    chinese = _proposal()
+    chinese = clinic_proposal()
     chinese["entities"][2]["name"] = "就诊"
     chinese["entities"][0]["fields"][1].update(name="科室", vocabulary="科室表")
     chinese["vocabularies"][0]["name"] = "科室表"
@@ -110,7 +89,7 @@ async def test_names_written_in_chinese_are_spelled_in_pinyin():
 
 @pytest.mark.anyio
 async def test_a_reference_to_an_entity_in_the_plural_is_to_the_entity():
-    plural = _proposal()
+    plural = clinic_proposal()
     plural["entities"][2]["fields"][0]["ref"] = "patients"
     model = FunctionModel.from_replies(json.dumps(plural, ensure_ascii=False))
     result = await propose_world(model, "在线医疗（挂号、问诊）")
@@ -119,7 +98,7 @@ async def test_a_reference_to_an_entity_in_the_plural_is_to_the_entity():
 
 @pytest.mark.anyio
 async def test_a_reference_named_for_its_entity_points_at_it():
-    unnamed = _proposal()
+    unnamed = clinic_proposal()
     del unnamed["entities"][2]["fields"][0]["ref"]
     unnamed["entities"][2]["fields"][0]["name"] = "patient"
     model = FunctionModel.from_replies(json.dumps(unnamed, ensure_ascii=False))
@@ -129,7 +108,7 @@ async def test_a_reference_named_for_its_entity_points_at_it():
 
 @pytest.mark.anyio
 async def test_a_field_typed_against_its_label_is_sent_back():
-    odd = _proposal()
+    odd = clinic_proposal()
     odd["entities"][1]["fields"][1]["type"] = "money"  # 电话 as an amount of money
     model = FunctionModel.from_replies(*[json.dumps(odd, ensure_ascii=False)] * 3)
     result = await propose_world(model, "在线医疗（挂号、问诊）")

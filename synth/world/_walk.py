@@ -145,8 +145,13 @@ class Walker:
 
     # --- specs -----------------------------------------------------------------------
 
+    def _readable(self, entity: Entity) -> bool:
+        """Whether the environment can read `entity`'s rows: its lookup may have been dropped as a near-duplicate of another tool."""
+        return f"get_{entity.name}" in self.tools
+
     def _ends(self, entity: Entity) -> list[tuple[str, str]]:
-        ends = [("field", f.name) for f in entity.fields if f.type in ANSWER_TYPES and f.name != entity.key and not _secret(f)]
+        readable = self._readable(entity)
+        ends = [("field", f.name) for f in entity.fields if readable and f.type in ANSWER_TYPES and f.name != entity.key and not _secret(f)]
         ends += [("derived", d.name) for d in self.world.derived if d.entity == entity.name and f"compute_{d.name}" in self.tools]
         return ends
 
@@ -177,7 +182,7 @@ class Walker:
             fks: list[str] = []
             pre = 0 if start.start == "handle" else 1
             while pre + len(fks) + 1 < hops:
-                refs = [f for f in entity.fields if f.type == "ref"]  # type: ignore[union-attr]
+                refs = [f for f in entity.fields if f.type == "ref"] if self._readable(entity) else []  # type: ignore[union-attr,arg-type]
                 if not refs:
                     break
                 ref = rng.choice(refs)

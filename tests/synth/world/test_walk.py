@@ -158,3 +158,16 @@ def test_a_birth_date_is_decades_back(rental_raw):
     rental_raw["entities"][2]["fields"].append({"name": "date_of_birth", "label": {"en": "date of birth", "zh": "出生日期"}, "type": "date"})
     world = fill_rows(World.model_validate(rental_raw))
     assert all("1950" <= r["date_of_birth"] < "2007" for r in world.entity("rental").rows)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_walks_use_only_the_tools_the_environment_kept(rental, scenario):
+    """A lookup dropped as a near-duplicate of another tool is never called: no walk ends on, or passes through, its entity's rows."""
+    dropped = "get_branch"
+    tools = [t for t in compile_tools(rental, "en") if t.spec.name != dropped]
+    walker = Walker(rental, "en", tools, run_module(environment_code(rental, "en", tools)))
+    kept = {t.spec.name for t in tools}
+    walks = _walks(walker, scenario)
+    assert walks, f"no {scenario} walk without {dropped}"
+    for walk in walks:
+        assert {s.tool for s in walk.steps} <= kept, walk.question

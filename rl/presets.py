@@ -105,7 +105,7 @@ ASTRA = Preset(
 # at 1e-5, 20 such steps undid what the cold start had taught (docs/runs/loop-authored-20-steps).
 # An unanswered rollout keeps half its F1: under F1 alone, 20 steps learned to call on to the turn
 # limit (docs/results.md). SFT computes under bf16 autocast where the CPU has bf16: 1.8x the float32
-# steps on 268 world conversations, with the same loss curve to 3 digits (docs/runs/cold-start-world-bf16).
+# steps on 268 world conversations, with the loss within 2% of float32's at every step (docs/runs/cold-start-world-bf16).
 CPU_SMALL = Preset(
     name="cpu-small",
     description=(

@@ -150,8 +150,8 @@ class Walker:
         return f"get_{entity.name}" in self.tools
 
     def _ends(self, entity: Entity) -> list[tuple[str, str]]:
-        readable = self._readable(entity)
-        ends = [("field", f.name) for f in entity.fields if readable and f.type in ANSWER_TYPES and f.name != entity.key and not _secret(f)]
+        fields = entity.fields if self._readable(entity) else []
+        ends = [("field", f.name) for f in fields if f.type in ANSWER_TYPES and f.name != entity.key and not _secret(f)]
         ends += [("derived", d.name) for d in self.world.derived if d.entity == entity.name and f"compute_{d.name}" in self.tools]
         return ends
 
